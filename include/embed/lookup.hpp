@@ -1,0 +1,14 @@
+#pragma once
+// Lookup: turning token ids into vectors is a row gather, nothing more.
+
+#include "embed/types.hpp"
+
+namespace embed {
+
+/// table is (V, d), ids is (n), returns (n, d): row ids[i] of table copied into row i.
+Table lookup(const Table& table, Ids ids);
+
+/// Throws out_of_range naming the id unless 0 <= id < V for every id (V = vocab).
+void check_ids(Ids ids, Index vocab);
+
+}  // namespace embed

@@ -1,0 +1,21 @@
+#pragma once
+// Lookup as a matrix product: a one-hot row (V) times the table (V, d).
+// It gives exactly the lookup's values at V * d multiplications per token.
+
+#include "embed/types.hpp"
+
+namespace embed {
+
+/// Returns (V): 1.0 at token_id, 0.0 elsewhere.
+RowVector one_hot(Index token_id, Index vocab);
+
+/// vec is (V), matrix is (V, d), returns (d): out[c] = sum over r of vec[r] * matrix(r, c), all V * d products.
+RowVector row_times_matrix(const RowVector& vec, const Table& matrix);
+
+/// table is (V, d), ids is (n), returns (n, d): each id through one_hot and row_times_matrix.
+Table lookup_via_one_hot(const Table& table, Ids ids);
+
+/// Multiplications the one-hot route spends on count tokens: V * d * count (lookup spends 0).
+Index one_hot_mults(Index vocab, Index dim, Index count);
+
+}  // namespace embed

@@ -1,0 +1,61 @@
+#pragma once
+// Weight tying as an object: one table serves the input (lookup) and the
+// output (logits). Both directions read the same storage; a copy or a move
+// gets its own single table, still shared by its own two directions.
+
+#include "embed/types.hpp"
+
+namespace embed {
+
+/// One (V, d) table used both to embed ids and to score hidden vectors.
+class TiedEmbedding {
+public:
+    /// Takes ownership of table (V, d).
+    explicit TiedEmbedding(Table table);
+
+    /// ids is (n), returns (n, d): lookup in the one table.
+    Table embed(Ids ids) const;
+
+    /// hidden is (d), returns (V): logits against the same table.
+    Vector logits(const Vector& hidden) const;
+
+    /// The table as the input layer, (V, d); the same object as output_weights().
+    const Table& input_weights() const { return table_; }
+
+    /// The table as the output layer, (V, d); the same object as input_weights().
+    const Table& output_weights() const { return table_; }
+
+    /// Parameters counted once: V * d.
+    Index param_count() const;
+
+private:
+    Table table_;
+};
+
+/// Separate input (V, d) and output (V, d) tables: the untied baseline.
+class UntiedEmbedding {
+public:
+    /// Takes ownership of both tables; their shapes must match (invalid_argument otherwise).
+    UntiedEmbedding(Table input, Table output);
+
+    /// ids is (n), returns (n, d): lookup in the input table.
+    Table embed(Ids ids) const;
+
+    /// hidden is (d), returns (V): logits against the output table.
+    Vector logits(const Vector& hidden) const;
+
+    /// The input table (V, d).
+    const Table& input_weights() const { return input_; }
+
+    /// The output table (V, d), a different object from input_weights().
+    const Table& output_weights() const { return output_; }
+
+    /// Parameters of both tables: 2 * V * d.
+    Index param_count() const;
+
+private:
+    Table input_;
+    Table output_;
+};
+
+}  // namespace embed

@@ -1,0 +1,47 @@
+#include "embed/scaling.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "checks.hpp"
+#include "embed/lookup.hpp"
+#include "kernels.hpp"
+
+namespace embed {
+namespace {
+
+// Rounds x to the nearest value with `precision` significand bits (implicit
+// bit included), exponents down to min_exponent (subnormals below), ties to
+// even, and overflow to infinity past max_finite.
+double round_to_format(double x, int precision, int min_exponent, double max_finite) {
+    if (!std::isfinite(x) || x == 0.0) return x;
+    const int exponent = std::max(std::ilogb(x), min_exponent);
+    const double quantum = std::ldexp(1.0, exponent - (precision - 1));
+    const double rounded = std::nearbyint(x / quantum) * quantum;  // default mode: ties to even
+    if (std::fabs(rounded) > max_finite) return std::copysign(std::numeric_limits<double>::infinity(), x);
+    return rounded;
+}
+
+}  // namespace
+
+double rms(Eigen::Ref<const Vector> a) {
+    if (a.size() == 0) return 0.0;
+    return std::sqrt(detail::dot_kernel(a.data(), a.data(), a.size()) / static_cast<double>(a.size()));
+}
+
+Table scaled_lookup(const Table& table, Ids ids, Index dim) {
+    detail::require_non_negative(dim, "dim");
+    return lookup(table, ids) * std::sqrt(static_cast<double>(dim));
+}
+
+double round_to_bf16(double x) {
+    // bfloat16: 8 significand bits, exponents -126..127, largest finite (2 - 2^-7) * 2^127.
+    return round_to_format(x, 8, -126, std::ldexp(255.0, 120));
+}
+
+double round_to_fp16(double x) {
+    // IEEE binary16: 11 significand bits, exponents -14..15, largest finite 65504.
+    return round_to_format(x, 11, -14, 65504.0);
+}
+
+}  // namespace embed

@@ -1,0 +1,38 @@
+#include "embed/tied_embedding.hpp"
+
+#include <utility>
+
+#include "checks.hpp"
+#include "embed/logits.hpp"
+#include "embed/lookup.hpp"
+#include "embed/table.hpp"
+
+namespace embed {
+
+TiedEmbedding::TiedEmbedding(Table table) : table_(std::move(table)) {}
+
+Table TiedEmbedding::embed(Ids ids) const { return lookup(table_, ids); }
+
+Vector TiedEmbedding::logits(const Vector& hidden) const { return embed::logits(table_, hidden); }
+
+Index TiedEmbedding::param_count() const { return embed::param_count(table_.rows(), table_.cols()); }
+
+UntiedEmbedding::UntiedEmbedding(Table input, Table output) {
+    if (shape(input) != shape(output)) {
+        throw std::invalid_argument("untied tables differ in shape: input is " + std::to_string(input.rows()) +
+                                    " x " + std::to_string(input.cols()) + ", output is " +
+                                    std::to_string(output.rows()) + " x " + std::to_string(output.cols()));
+    }
+    input_ = std::move(input);
+    output_ = std::move(output);
+}
+
+Table UntiedEmbedding::embed(Ids ids) const { return lookup(input_, ids); }
+
+Vector UntiedEmbedding::logits(const Vector& hidden) const { return embed::logits(output_, hidden); }
+
+Index UntiedEmbedding::param_count() const {
+    return detail::checked_mul(2, embed::param_count(input_.rows(), input_.cols()), "untied param_count");
+}
+
+}  // namespace embed
