@@ -1,0 +1,83 @@
+#include "atomic_write.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+
+namespace embed::report {
+namespace {
+
+[[noreturn]] void fail(const std::string& what, const std::filesystem::path& path, int error) {
+    throw std::runtime_error("cannot " + what + " " + path.string() + ": " + std::strerror(error));
+}
+
+// Removes temporary files that were not renamed, whatever happened, so a failed
+// run leaves the directory as it found it.
+class TempFiles {
+public:
+    ~TempFiles() {
+        for (const auto& path : paths_) ::unlink(path.c_str());
+    }
+    void add(std::filesystem::path path) { paths_.push_back(std::move(path)); }
+    void release_all() { paths_.clear(); }
+
+private:
+    std::vector<std::filesystem::path> paths_;
+};
+
+void write_fully(int fd, const std::string& bytes, const std::filesystem::path& path) {
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) fail("write", path, errno);
+        done += static_cast<std::size_t>(n);
+    }
+}
+
+// Creates a uniquely named hidden file beside the target (same directory, so
+// rename is atomic), writes the bytes and flushes them to disk.
+std::filesystem::path write_temp(const std::filesystem::path& dir, const OutputFile& file, TempFiles& temps) {
+    std::string pattern = (dir / ("." + file.name + ".tmp-XXXXXX")).string();
+    const int fd = ::mkstemp(pattern.data());
+    if (fd < 0) fail("create a file in", dir, errno);
+    const std::filesystem::path temp = pattern;
+    temps.add(temp);
+    try {
+        write_fully(fd, file.contents, temp);
+        // mkstemp makes 0600 files; a report is for reading, so it gets the usual 0644 less the umask.
+        const mode_t mask = ::umask(0);
+        ::umask(mask);
+        if (::fchmod(fd, 0644 & ~mask) != 0) fail("set permissions of", temp, errno);
+        if (::fsync(fd) != 0) fail("flush", temp, errno);
+    } catch (...) {
+        ::close(fd);
+        throw;
+    }
+    if (::close(fd) != 0) fail("close", temp, errno);
+    return temp;
+}
+
+}  // namespace
+
+std::vector<std::filesystem::path> write_all_or_nothing(const std::filesystem::path& dir,
+                                                        const std::vector<OutputFile>& files) {
+    TempFiles temps;
+    std::vector<std::filesystem::path> staged;
+    for (const OutputFile& file : files) staged.push_back(write_temp(dir, file, temps));
+    std::vector<std::filesystem::path> written;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        const std::filesystem::path target = dir / files[i].name;
+        if (std::rename(staged[i].c_str(), target.c_str()) != 0) fail("rename into", target, errno);
+        written.push_back(target);
+    }
+    temps.release_all();
+    return written;
+}
+
+}  // namespace embed::report

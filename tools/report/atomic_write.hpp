@@ -1,0 +1,23 @@
+#pragma once
+// All-or-nothing output: every file goes to a temporary file in the target
+// directory first, and only when all are complete are they renamed into place.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace embed::report {
+
+/// A file to write: its name inside the target directory and its bytes.
+struct OutputFile {
+    std::string name;
+    std::string contents;
+};
+
+/// Writes every file into dir, replacing existing ones only after all are written and flushed;
+/// returns the final paths. Throws std::runtime_error naming the path and the system's reason,
+/// after removing its temporary files, when any step fails.
+std::vector<std::filesystem::path> write_all_or_nothing(const std::filesystem::path& dir,
+                                                        const std::vector<OutputFile>& files);
+
+}  // namespace embed::report

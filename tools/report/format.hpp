@@ -1,0 +1,38 @@
+#pragma once
+// Number-to-text rules shared by the Markdown and the SVG, so both print the
+// same value the same way on every machine.
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "report.hpp"
+
+namespace embed::report {
+
+/// The exact text the JSON file holds for a value (shortest round-trip for doubles).
+template <typename T>
+std::string json_text(const T& value) {
+    return nlohmann::json(value).dump();
+}
+
+/// A double with a fixed number of decimals ("%.*f"), for scores shown only to be read.
+inline std::string fixed(double value, int decimals) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+    return buffer;
+}
+
+/// ids as "[a, b, c]", the JSON list with a space after each comma for reading.
+inline std::string id_list(const std::vector<Index>& ids) {
+    std::string text = "[";
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        if (i > 0) text += ", ";
+        text += std::to_string(ids[i]);
+    }
+    return text + "]";
+}
+
+}  // namespace embed::report
