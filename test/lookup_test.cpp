@@ -1,0 +1,121 @@
+// lookup is a row gather: checked against an explicit loop over the ids, and
+// for the errors against the contract's wording ("[0, V)").
+#include <stdexcept>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <embed/lookup.hpp>
+#include <embed/table.hpp>
+
+#include "all_close.hpp"
+
+namespace {
+
+using embed::Index;
+using embed::Shape;
+using embed::Table;
+using embed_test::AllClose;
+using testing::AllOf;
+using testing::HasSubstr;
+using testing::ThrowsMessage;
+
+// table is (V, d), ids is (n), returns (n, d), copied entry by entry.
+Table gather_by_loop(const Table& table, const std::vector<Index>& ids) {
+    Table rows(static_cast<Index>(ids.size()), table.cols());
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        for (Index c = 0; c < table.cols(); ++c) rows(static_cast<Index>(i), c) = table(ids[i], c);
+    }
+    return rows;
+}
+
+class LookupShapes : public testing::TestWithParam<Shape> {};
+
+TEST_P(LookupShapes, GathersTheSameRowsAsAnExplicitLoop) {
+    const auto [vocab, dim] = GetParam();
+    const Table table = embed::make_table(vocab, dim, 5);
+    // Every id once, backwards, then the first and last again.
+    std::vector<Index> ids;
+    for (Index t = vocab - 1; t >= 0; --t) ids.push_back(t);
+    ids.push_back(0);
+    ids.push_back(vocab - 1);
+    EXPECT_TRUE(AllClose(embed::lookup(table, ids), gather_by_loop(table, ids), 0.0));
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, LookupShapes,
+                         testing::Values(Shape{1, 1}, Shape{7, 1}, Shape{1, 7}, Shape{10, 3}, Shape{512, 64}));
+
+TEST(Lookup, RepeatedIdsGiveIdenticalRows) {
+    const Table table = embed::make_table(embed::VOCAB, embed::DIM, embed::SEED);
+    const std::vector<Index> ids{137, 4, 137, 137};
+    const Table rows = embed::lookup(table, ids);
+    EXPECT_TRUE(AllClose(rows.row(0), rows.row(2), 0.0));
+    EXPECT_TRUE(AllClose(rows.row(0), rows.row(3), 0.0));
+    EXPECT_TRUE(AllClose(rows.row(0), table.row(137), 0.0));
+}
+
+TEST(Lookup, ResultIsACopyNotAViewOfTheTable) {
+    const Table table = embed::make_table(6, 4, 11);
+    const Table before = table;
+    const std::vector<Index> ids{2};
+    Table rows = embed::lookup(table, ids);
+    rows.setConstant(123.0);
+    EXPECT_TRUE(AllClose(table, before, 0.0));
+}
+
+TEST(Lookup, EmptyIdsGiveZeroRowsOfWidthD) {
+    const Table table = embed::make_table(6, 4, 11);
+    const Table rows = embed::lookup(table, std::vector<Index>{});
+    EXPECT_EQ(embed::shape(rows), (Shape{0, 4}));
+}
+
+TEST(Lookup, RejectsNegativeIdsInsteadOfWrapping) {
+    const Table table = embed::make_table(10, 3, 1);
+    const std::vector<Index> ids{-1};
+    EXPECT_THAT([&] { embed::lookup(table, ids); },
+                ThrowsMessage<std::out_of_range>(AllOf(HasSubstr("-1"), HasSubstr("[0, 10)"))));
+}
+
+TEST(Lookup, RejectsTheIdEqualToTheVocabularySize) {
+    const Table table = embed::make_table(10, 3, 1);
+    const std::vector<Index> ids{10};
+    EXPECT_THAT([&] { embed::lookup(table, ids); },
+                ThrowsMessage<std::out_of_range>(AllOf(HasSubstr("10 "), HasSubstr("[0, 10)"))));
+}
+
+TEST(Lookup, RejectsAHugeIdWithoutTruncatingIt) {
+    const Table table = embed::make_table(embed::VOCAB, embed::DIM, embed::SEED);
+    const std::vector<Index> ids{Index{1} << 40};
+    EXPECT_THAT([&] { embed::lookup(table, ids); },
+                ThrowsMessage<std::out_of_range>(AllOf(HasSubstr("1099511627776"), HasSubstr("[0, 512)"))));
+}
+
+TEST(Lookup, EveryIdOfAnEmptyTableIsOutOfRange) {
+    const Table table(0, 4);
+    const std::vector<Index> ids{0};
+    EXPECT_THAT([&] { embed::lookup(table, ids); }, ThrowsMessage<std::out_of_range>(HasSubstr("[0, 0)")));
+}
+
+TEST(Lookup, OneBadIdAmongGoodOnesChangesNothingAndReturnsNothing) {
+    const Table table = embed::make_table(10, 3, 1);
+    const Table before = table;
+    const std::vector<Index> ids{0, 1, 2, 3, 42, 4};
+    Table result = Table::Constant(2, 2, -9.0);
+    EXPECT_THAT([&] { result = embed::lookup(table, ids); }, ThrowsMessage<std::out_of_range>(HasSubstr("42")));
+    EXPECT_TRUE(AllClose(result, Table::Constant(2, 2, -9.0), 0.0));
+    EXPECT_TRUE(AllClose(table, before, 0.0));
+}
+
+TEST(CheckIds, AcceptsIdsInsideTheVocabulary) {
+    const std::vector<Index> ids{0, 5, 9};
+    EXPECT_NO_THROW(embed::check_ids(ids, 10));
+}
+
+TEST(CheckIds, NamesTheFirstBadIdAndTheRange) {
+    const std::vector<Index> ids{0, 10, -3};
+    EXPECT_THAT([&] { embed::check_ids(ids, 10); },
+                ThrowsMessage<std::out_of_range>(AllOf(HasSubstr("10"), HasSubstr("[0, 10)"))));
+}
+
+}  // namespace

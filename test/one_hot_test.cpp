@@ -1,0 +1,108 @@
+// Lookup as a product: a one-hot row times the table. Checked against explicit
+// loops, and the whole route against lookup with zero difference.
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <embed/lookup.hpp>
+#include <embed/one_hot.hpp>
+#include <embed/table.hpp>
+
+#include "all_close.hpp"
+
+namespace {
+
+using embed::Index;
+using embed::RowVector;
+using embed::Shape;
+using embed::Table;
+using embed_test::AllClose;
+using testing::AllOf;
+using testing::HasSubstr;
+using testing::ThrowsMessage;
+
+TEST(OneHot, HasASingleOneAtTheToken) {
+    const RowVector vec = embed::one_hot(3, 6);
+    ASSERT_EQ(vec.size(), 6);
+    for (Index i = 0; i < 6; ++i) EXPECT_EQ(vec[i], i == 3 ? 1.0 : 0.0) << "position " << i;
+}
+
+TEST(OneHot, RejectsTokensOutsideTheVocabulary) {
+    EXPECT_THAT([] { embed::one_hot(-1, 6); },
+                ThrowsMessage<std::out_of_range>(AllOf(HasSubstr("-1"), HasSubstr("[0, 6)"))));
+    EXPECT_THAT([] { embed::one_hot(6, 6); }, ThrowsMessage<std::out_of_range>(HasSubstr("[0, 6)")));
+}
+
+TEST(OneHot, RejectsANegativeVocabularyNamingIt) {
+    EXPECT_THAT([] { embed::one_hot(0, -2); }, ThrowsMessage<std::invalid_argument>(HasSubstr("-2")));
+}
+
+// vec is (V), matrix is (V, d), returns (d) by the definition's double loop.
+RowVector row_times_matrix_by_loop(const RowVector& vec, const Table& matrix) {
+    RowVector out = RowVector::Zero(matrix.cols());
+    for (Index c = 0; c < matrix.cols(); ++c) {
+        for (Index r = 0; r < matrix.rows(); ++r) out[c] += vec[r] * matrix(r, c);
+    }
+    return out;
+}
+
+TEST(RowTimesMatrix, EqualsTheSumOverRows) {
+    const Table matrix = embed::make_table(9, 5, 2);
+    RowVector vec(9);
+    for (Index r = 0; r < 9; ++r) vec[r] = 0.25 * static_cast<double>(r) - 1.0;
+    EXPECT_TRUE(AllClose(embed::row_times_matrix(vec, matrix), row_times_matrix_by_loop(vec, matrix), 1e-14));
+}
+
+TEST(RowTimesMatrix, RejectsAVectorOfTheWrongLengthNamingIt) {
+    const Table matrix = embed::make_table(9, 5, 2);
+    EXPECT_THAT([&] { embed::row_times_matrix(RowVector::Ones(8), matrix); },
+                ThrowsMessage<std::invalid_argument>(AllOf(HasSubstr("8"), HasSubstr("9"))));
+}
+
+class LookupViaOneHotShapes : public testing::TestWithParam<Shape> {};
+
+TEST_P(LookupViaOneHotShapes, EqualsLookupExactly) {
+    const auto [vocab, dim] = GetParam();
+    for (const std::uint64_t seed : {1ULL, 2ULL, 20260917ULL}) {
+        const Table table = embed::make_table(vocab, dim, seed);
+        std::vector<Index> ids;
+        for (Index t = 0; t < vocab; t += 1 + vocab / 17) ids.push_back(t);
+        ids.push_back(vocab - 1);
+        ids.push_back(0);
+        EXPECT_TRUE(AllClose(embed::lookup_via_one_hot(table, ids), embed::lookup(table, ids), 0.0)) << "seed " << seed;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, LookupViaOneHotShapes,
+                         testing::Values(Shape{1, 1}, Shape{7, 3}, Shape{3, 7}, Shape{512, 64}));
+
+TEST(LookupViaOneHot, RejectsBadIdsLikeLookup) {
+    const Table table = embed::make_table(5, 2, 1);
+    const Table before = table;
+    const std::vector<Index> ids{1, -1};
+    EXPECT_THAT([&] { embed::lookup_via_one_hot(table, ids); },
+                ThrowsMessage<std::out_of_range>(AllOf(HasSubstr("-1"), HasSubstr("[0, 5)"))));
+    EXPECT_TRUE(AllClose(table, before, 0.0));
+}
+
+TEST(OneHotMults, IsVocabTimesDimTimesCount) {
+    EXPECT_EQ(embed::one_hot_mults(512, 64, 1), 32768);
+    EXPECT_EQ(embed::one_hot_mults(512, 64, 3), 98304);
+    EXPECT_EQ(embed::one_hot_mults(7, 5, 0), 0);
+}
+
+TEST(OneHotMults, RejectsNegativeArgumentsNamingThem) {
+    EXPECT_THAT([] { embed::one_hot_mults(-5, 64, 1); }, ThrowsMessage<std::invalid_argument>(HasSubstr("-5")));
+    EXPECT_THAT([] { embed::one_hot_mults(512, 64, -2); }, ThrowsMessage<std::invalid_argument>(HasSubstr("-2")));
+}
+
+TEST(OneHotMults, RejectsCountsPastTheLargestIndex) {
+    EXPECT_THROW(embed::one_hot_mults(Index{1} << 31, Index{1} << 31, 2), std::overflow_error);
+    EXPECT_THROW(embed::one_hot_mults(std::numeric_limits<Index>::max(), 2, 1), std::overflow_error);
+}
+
+}  // namespace
