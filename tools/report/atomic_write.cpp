@@ -16,15 +16,14 @@ namespace {
     throw std::runtime_error("cannot " + what + " " + path.string() + ": " + std::strerror(error));
 }
 
-// Removes temporary files that were not renamed, whatever happened, so a failed
-// run leaves the directory as it found it.
+// Removes the temporary files and the links to previous reports, whatever
+// happened, so a run leaves only the three reports behind.
 class TempFiles {
 public:
     ~TempFiles() {
         for (const auto& path : paths_) ::unlink(path.c_str());
     }
     void add(std::filesystem::path path) { paths_.push_back(std::move(path)); }
-    void release_all() { paths_.clear(); }
 
 private:
     std::vector<std::filesystem::path> paths_;
@@ -63,21 +62,52 @@ std::filesystem::path write_temp(const std::filesystem::path& dir, const OutputF
     return temp;
 }
 
+// A hard link to the file a target currently holds, so a later failure can put
+// it back. Returns an empty path when there is no previous file.
+std::filesystem::path keep_previous(const std::filesystem::path& target, const std::filesystem::path& staged,
+                                    TempFiles& temps) {
+    const std::filesystem::path kept = staged.string() + ".old";
+    if (::link(target.c_str(), kept.c_str()) == 0) {
+        temps.add(kept);
+        return kept;
+    }
+    if (errno == ENOENT) return {};
+    fail("keep the previous", target, errno);
+}
+
+// Undoes the first `count` renames: previous files go back, new ones with no predecessor go away.
+void roll_back(const std::vector<std::filesystem::path>& targets, const std::vector<std::filesystem::path>& kept,
+               std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i) {
+        if (kept[i].empty()) {
+            ::unlink(targets[i].c_str());
+        } else {
+            ::rename(kept[i].c_str(), targets[i].c_str());
+        }
+    }
+}
+
 }  // namespace
 
 std::vector<std::filesystem::path> write_all_or_nothing(const std::filesystem::path& dir,
                                                         const std::vector<OutputFile>& files) {
     TempFiles temps;
     std::vector<std::filesystem::path> staged;
-    for (const OutputFile& file : files) staged.push_back(write_temp(dir, file, temps));
-    std::vector<std::filesystem::path> written;
-    for (std::size_t i = 0; i < files.size(); ++i) {
-        const std::filesystem::path target = dir / files[i].name;
-        if (std::rename(staged[i].c_str(), target.c_str()) != 0) fail("rename into", target, errno);
-        written.push_back(target);
+    std::vector<std::filesystem::path> targets;
+    for (const OutputFile& file : files) {
+        staged.push_back(write_temp(dir, file, temps));
+        targets.push_back(dir / file.name);
     }
-    temps.release_all();
-    return written;
+    std::vector<std::filesystem::path> kept;
+    for (std::size_t i = 0; i < files.size(); ++i) kept.push_back(keep_previous(targets[i], staged[i], temps));
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        if (std::rename(staged[i].c_str(), targets[i].c_str()) != 0) {
+            const int error = errno;
+            roll_back(targets, kept, i);
+            fail("rename into", targets[i], error);
+        }
+    }
+    return targets;  // the kept links are removed with the other temporaries
 }
 
 }  // namespace embed::report

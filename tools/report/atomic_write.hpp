@@ -15,8 +15,8 @@ struct OutputFile {
 };
 
 /// Writes every file into dir, replacing existing ones only after all are written and flushed;
-/// returns the final paths. Throws std::runtime_error naming the path and the system's reason,
-/// after removing its temporary files, when any step fails.
+/// returns the final paths. When any step fails it puts back what it had replaced, removes its
+/// temporary files and throws std::runtime_error naming the path and the system's reason.
 std::vector<std::filesystem::path> write_all_or_nothing(const std::filesystem::path& dir,
                                                         const std::vector<OutputFile>& files);
 

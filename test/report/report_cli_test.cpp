@@ -1,0 +1,226 @@
+// The built embed_report, run as a user would in a fresh directory: the
+// golden files, refusals (exit 2, one line, old report untouched), write
+// failures (exit 1) and the all-or-nothing promise.
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+using testing::HasSubstr;
+
+const char* const kFiles[] = {"embed_report.json", "embed_report.md", "embed_report.svg"};
+
+std::string read_file(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+}
+
+void write_file(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+// A fresh directory per test, removed afterwards.
+class FreshDir {
+public:
+    FreshDir() {
+        std::string pattern = (fs::temp_directory_path() / "embed_report_test_XXXXXX").string();
+        path_ = ::mkdtemp(pattern.data());
+    }
+    ~FreshDir() { fs::remove_all(path_); }
+    const fs::path& path() const { return path_; }
+
+private:
+    fs::path path_;
+};
+
+struct ToolRun {
+    int status = -1;
+    std::string out;
+    std::string err;
+};
+
+// Runs the tool in dir with the given arguments (each single-quoted for the shell).
+ToolRun run_tool(const fs::path& dir, const std::vector<std::string>& args) {
+    std::string command = "cd '" + dir.string() + "' && '" EMBED_REPORT_EXE "'";
+    for (const auto& arg : args) command += " '" + arg + "'";
+    const fs::path out = dir / ".stdout";
+    const fs::path err = dir / ".stderr";
+    command += " > '" + out.string() + "' 2> '" + err.string() + "'";
+    const int raw = std::system(command.c_str());
+    ToolRun run{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, read_file(out), read_file(err)};
+    fs::remove(out);
+    fs::remove(err);
+    return run;
+}
+
+std::vector<std::string> entries(const fs::path& dir) {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+TEST(ReportCli, DefaultRunReproducesTheGoldenFilesByteForByte) {
+    FreshDir dir;
+    const ToolRun run = run_tool(dir.path(), {});
+    ASSERT_EQ(run.status, 0) << run.err;
+    for (const char* name : kFiles) {
+        EXPECT_EQ(read_file(dir.path() / name), read_file(fs::path(EMBED_GOLDEN_DIR) / name))
+            << name << " differs from test/golden; if the library's arithmetic changed on purpose, say so and regenerate";
+    }
+    EXPECT_EQ(run.out, "wrote ./embed_report.json\nwrote ./embed_report.md\nwrote ./embed_report.svg\n");
+    EXPECT_EQ(run.err, "");
+    EXPECT_EQ(entries(dir.path()), (std::vector<std::string>{kFiles[0], kFiles[1], kFiles[2]}))
+        << "no temporary files are left";
+}
+
+TEST(ReportCli, OutDirChoosesWhereTheFilesGo) {
+    FreshDir dir;
+    fs::create_directory(dir.path() / "out");
+    const ToolRun run = run_tool(dir.path(), {"--out-dir", "out", "--vocab", "40", "--probe", "3"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    for (const char* name : kFiles) EXPECT_TRUE(fs::is_regular_file(dir.path() / "out" / name)) << name;
+    EXPECT_THAT(run.out, HasSubstr("out/embed_report.json"));
+    EXPECT_THAT(read_file(dir.path() / "out" / "embed_report.json"), HasSubstr("\"vocab\": 40,"));
+}
+
+TEST(ReportCli, ASecondRunReplacesTheReportWhole) {
+    FreshDir dir;
+    ASSERT_EQ(run_tool(dir.path(), {"--seed", "1"}).status, 0);
+    ASSERT_EQ(run_tool(dir.path(), {}).status, 0);
+    for (const char* name : kFiles) {
+        EXPECT_EQ(read_file(dir.path() / name), read_file(fs::path(EMBED_GOLDEN_DIR) / name)) << name;
+    }
+}
+
+TEST(ReportCli, HelpAndVersionExitZeroAndWriteNothing) {
+    FreshDir dir;
+    const ToolRun help = run_tool(dir.path(), {"--help"});
+    EXPECT_EQ(help.status, 0);
+    EXPECT_THAT(help.out, HasSubstr("usage: embed_report"));
+    for (const char* flag : {"--out-dir", "--vocab", "--dim", "--seed", "--probe", "--k", "--pick",
+                             "--stretch-factor", "--growth", "--version"}) {
+        EXPECT_THAT(help.out, HasSubstr(flag));
+    }
+    const ToolRun version = run_tool(dir.path(), {"--version"});
+    EXPECT_EQ(version.status, 0);
+    EXPECT_THAT(version.out, testing::StartsWith("embed_report "));
+    EXPECT_TRUE(entries(dir.path()).empty());
+}
+
+struct BadInput {
+    std::vector<std::string> args;
+    std::string message;  // a substring of the one stderr line
+};
+
+void PrintTo(const BadInput& bad, std::ostream* os) {
+    for (const auto& arg : bad.args) *os << arg << ' ';
+}
+
+class ReportCliRefuses : public testing::TestWithParam<BadInput> {};
+
+TEST_P(ReportCliRefuses, WithExitTwoOneLineAndThePreviousReportUntouched) {
+    FreshDir dir;
+    for (const char* name : kFiles) write_file(dir.path() / name, std::string("previous ") + name);
+    const ToolRun run = run_tool(dir.path(), GetParam().args);
+    EXPECT_EQ(run.status, 2);
+    EXPECT_THAT(run.err, testing::StartsWith("embed_report: "));
+    EXPECT_THAT(run.err, HasSubstr(GetParam().message));
+    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+    EXPECT_EQ(run.out, "");
+    for (const char* name : kFiles) EXPECT_EQ(read_file(dir.path() / name), std::string("previous ") + name);
+    EXPECT_EQ(entries(dir.path()).size(), 3u) << "no temporary files are left";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BadInputs, ReportCliRefuses,
+    testing::Values(BadInput{{"--probe", "512"}, "--probe 512 is outside the vocabulary [0, 512)"},
+                    BadInput{{"--probe", "-1"}, "--probe -1 is outside the vocabulary [0, 512)"},
+                    BadInput{{"--vocab", "100"}, "--probe 137 is outside the vocabulary [0, 100)"},
+                    BadInput{{"--k", "0"}, "--k 0 must be in [1, 511]"},
+                    BadInput{{"--k", "512"}, "--k 512 must be in [1, 511]"},
+                    BadInput{{"--pick", "5"}, "--pick 5 must be in [0, 5)"},
+                    BadInput{{"--k", "3"}, "--pick 4 must be in [0, 3)"},
+                    BadInput{{"--pick", "-1"}, "--pick -1 must be in [0, 5)"},
+                    BadInput{{"--vocab", "0"}, "--vocab 0 must be at least 2"},
+                    BadInput{{"--vocab", "-3"}, "--vocab -3 must be at least 2"},
+                    BadInput{{"--dim", "0"}, "--dim 0 must be at least 1"},
+                    BadInput{{"--growth", "0"}, "--growth 0 must be at least 1"},
+                    BadInput{{"--vocab", "100000", "--dim", "100000"}, "table entries"},
+                    BadInput{{"--growth", "9223372036854775807"}, "past 2^63 - 1"},
+                    BadInput{{"--stretch-factor", "inf"}, "--stretch-factor 'inf' is not a finite decimal number"},
+                    BadInput{{"--stretch-factor", "nan"}, "--stretch-factor 'nan' is not a finite decimal number"},
+                    BadInput{{"--stretch-factor", "1e999"}, "--stretch-factor '1e999' is not a finite"},
+                    BadInput{{"--stretch-factor", "four"}, "--stretch-factor 'four' is not a finite"},
+                    BadInput{{"--stretch-factor", "4x"}, "--stretch-factor '4x' is not a finite"},
+                    BadInput{{"--seed", "12abc"}, "--seed '12abc' is not a decimal integer"},
+                    BadInput{{"--seed", "-1"}, "--seed '-1' is not a decimal integer (0 to 18446744073709551615)"},
+                    BadInput{{"--seed", "18446744073709551616"}, "--seed 18446744073709551616 is out of range"},
+                    BadInput{{"--seed", "0x10"}, "--seed '0x10' is not a decimal integer"},
+                    BadInput{{"--seed", ""}, "--seed '' is not a decimal integer"},
+                    BadInput{{"--vocab", "5.0"}, "--vocab '5.0' is not a decimal integer"},
+                    BadInput{{"--frobnicate"}, "unknown argument '--frobnicate'"},
+                    BadInput{{"stray"}, "unknown argument 'stray'"},
+                    BadInput{{"--probe"}, "--probe is missing its value"},
+                    BadInput{{"--out-dir"}, "--out-dir is missing its value"},
+                    BadInput{{"--k", "3", "--k", "4"}, "--k is given more than once"}));
+
+TEST(ReportCli, AMissingDirectoryExitsOneAndCreatesNothing) {
+    FreshDir dir;
+    const ToolRun run = run_tool(dir.path(), {"--out-dir", "does/not/exist"});
+    EXPECT_EQ(run.status, 1);
+    EXPECT_THAT(run.err, HasSubstr("does/not/exist"));
+    EXPECT_THAT(run.err, HasSubstr("No such file or directory"));
+    EXPECT_TRUE(entries(dir.path()).empty());
+}
+
+TEST(ReportCli, AnOutDirThatIsAFileExitsOne) {
+    FreshDir dir;
+    write_file(dir.path() / "plain", "not a directory");
+    const ToolRun run = run_tool(dir.path(), {"--out-dir", "plain"});
+    EXPECT_EQ(run.status, 1);
+    EXPECT_THAT(run.err, HasSubstr("plain"));
+    EXPECT_EQ(read_file(dir.path() / "plain"), "not a directory");
+}
+
+// When one file cannot be put in place, the others must not be either. A directory
+// squatting on the SVG's name makes that file fail after all temporaries are
+// complete. (Permission bits do not stop root, so this is the portable way to fail.)
+TEST(ReportCli, WhenOneFileCannotBeReplacedThePreviousReportStaysWhole) {
+    FreshDir dir;
+    write_file(dir.path() / "embed_report.json", "previous json");
+    write_file(dir.path() / "embed_report.md", "previous md");
+    fs::create_directory(dir.path() / "embed_report.svg");
+    write_file(dir.path() / "embed_report.svg" / "keep", "x");
+    const ToolRun run = run_tool(dir.path(), {});
+    EXPECT_EQ(run.status, 1);
+    EXPECT_THAT(run.err, HasSubstr("embed_report.svg"));
+    EXPECT_EQ(read_file(dir.path() / "embed_report.json"), "previous json");
+    EXPECT_EQ(read_file(dir.path() / "embed_report.md"), "previous md");
+    EXPECT_EQ(entries(dir.path()), (std::vector<std::string>{kFiles[0], kFiles[1], kFiles[2]}))
+        << "no temporary files are left";
+}
+
+// The same failure with no previous report: the new JSON and Markdown must not appear alone.
+TEST(ReportCli, WhenOneFileCannotBeWrittenNoneAppear) {
+    FreshDir dir;
+    fs::create_directory(dir.path() / "embed_report.svg");
+    write_file(dir.path() / "embed_report.svg" / "keep", "x");
+    const ToolRun run = run_tool(dir.path(), {});
+    EXPECT_EQ(run.status, 1);
+    EXPECT_EQ(entries(dir.path()), (std::vector<std::string>{"embed_report.svg"}));
+}
+
+}  // namespace

@@ -1,0 +1,136 @@
+// The Markdown and the SVG: structure, and that every number they share with
+// the JSON is the JSON's own value.
+
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "report.hpp"
+
+namespace {
+
+using embed::Index;
+using embed::report::ReportInputs;
+using nlohmann::json;
+
+}  // namespace
+
+namespace embed::report {
+// Readable test names instead of a byte dump.
+void PrintTo(const ReportInputs& in, std::ostream* os) {
+    *os << "vocab " << in.vocab << " dim " << in.dim << " seed " << in.seed << " probe " << in.probe << " k " << in.k
+        << " pick " << in.pick << " factor " << in.stretch_factor << " growth " << in.growth;
+}
+}  // namespace embed::report
+
+namespace {
+using testing::HasSubstr;
+
+std::vector<std::string> lines_starting_with(const std::string& text, const std::string& prefix) {
+    std::vector<std::string> found;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind(prefix, 0) == 0) found.push_back(line);
+    }
+    return found;
+}
+
+// "[a, b, c]" built from the JSON list, not from the tool's formatter.
+std::string list_text(const json& list) {
+    std::string text = "[";
+    for (std::size_t i = 0; i < list.size(); ++i) text += (i ? ", " : "") + list[i].dump();
+    return text + "]";
+}
+
+std::size_t count(const std::string& text, const std::string& needle) {
+    std::size_t n = 0;
+    for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+    return n;
+}
+
+class ReportText : public testing::TestWithParam<ReportInputs> {};
+
+TEST_P(ReportText, MarkdownHasTheFiveContractSectionsInOrder) {
+    const std::string md = embed::report::render_markdown(embed::report::measure(GetParam()));
+    EXPECT_EQ(lines_starting_with(md, "# ").size(), 1u);
+    EXPECT_EQ(md.rfind("# ", 0), 0u) << "the title is the first line";
+    EXPECT_THAT(lines_starting_with(md, "## "),
+                testing::ElementsAre("## 무엇을 쟀나", "## 조회와 원-핫 곱은 같은 연산이다",
+                                     "## 가중치를 묶으면 무엇이 줄어드나", "## 내적과 코사인이 갈리는 자리",
+                                     "## √d 를 곱하면 무엇이 달라지나"));
+}
+
+TEST_P(ReportText, MarkdownShowsEveryJsonValueWithTheJsonsText) {
+    const auto result = embed::report::measure(GetParam());
+    const json j = json::parse(embed::report::render_json(result));
+    const std::string md = embed::report::render_markdown(result);
+    ASSERT_EQ(j.size(), 30u);
+    for (const auto& [key, value] : j.items()) {
+        const std::string shown = "`" + key + "` = " + (value.is_array() ? list_text(value) : value.dump());
+        EXPECT_THAT(md, HasSubstr(shown)) << key;
+    }
+}
+
+TEST_P(ReportText, MarkdownNeighbourTableRowsFollowTheJsonLists) {
+    const auto result = embed::report::measure(GetParam());
+    const json j = json::parse(embed::report::render_json(result));
+    const std::string md = embed::report::render_markdown(result);
+    const auto rows = lines_starting_with(md, "| ");
+    for (std::size_t i = 0; i < j["cos_neighbors"].size(); ++i) {
+        // Row i of the side-by-side table starts "| i | <cos id> (" (the stretched id is bold).
+        const auto cell = [&](const char* key) {
+            const std::string id = j[key][i].dump();
+            return j[key][i] == j["stretch_target"] ? "**" + id + "**" : id;
+        };
+        const std::string row = "| " + std::to_string(i) + " | " + cell("cos_neighbors") + " (";
+        const auto found = std::find_if(rows.begin(), rows.end(), [&](const std::string& r) { return r.rfind(row, 0) == 0; });
+        ASSERT_NE(found, rows.end()) << row;
+        EXPECT_THAT(*found, HasSubstr("| " + cell("dot_neighbors") + " ("));
+        EXPECT_THAT(*found, HasSubstr("| " + cell("cos_after_stretch") + " ("));
+        EXPECT_THAT(*found, HasSubstr("| " + cell("dot_after_stretch") + " ("));
+    }
+}
+
+TEST_P(ReportText, MarkdownShowsMemoryAtThreeFormatsAndReferencesTheFigure) {
+    const auto r = embed::report::measure(GetParam());
+    const std::string md = embed::report::render_markdown(r);
+    for (const char* name : {"fp32", "bf16", "fp16"}) EXPECT_THAT(md, HasSubstr(std::string("| ") + name + " ("));
+    const Index fp32_untied = 2 * r.inputs.vocab * r.inputs.dim * 4;
+    EXPECT_THAT(md, HasSubstr(std::to_string(fp32_untied) + " B"));
+    EXPECT_THAT(md, HasSubstr("](embed_report.svg)"));
+}
+
+TEST_P(ReportText, SvgDrawsEveryOtherTokenTwiceAndMarksTheStretchedOne) {
+    const auto r = embed::report::measure(GetParam());
+    const std::string svg = embed::report::render_svg(r);
+    EXPECT_EQ(svg.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg ", 0), 0u);
+    EXPECT_THAT(svg, testing::EndsWith("</svg>\n"));
+    EXPECT_EQ(count(svg, "r=\"2.2\""), 2 * static_cast<std::size_t>(r.inputs.vocab - 1));
+    EXPECT_EQ(count(svg, ">token " + std::to_string(r.stretch_target) + "</text>"), 2u);
+    EXPECT_THAT(svg, HasSubstr("cosine to probe " + std::to_string(r.inputs.probe)));
+    EXPECT_THAT(svg, HasSubstr("dot product with probe " + std::to_string(r.inputs.probe)));
+    EXPECT_EQ(count(svg, "<text"), count(svg, "</text>"));
+    EXPECT_EQ(count(svg, "<g"), count(svg, "</g>"));
+    EXPECT_EQ(svg.find("nan"), std::string::npos);
+    EXPECT_EQ(svg.find("inf"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Inputs, ReportText,
+                         testing::Values(ReportInputs{}, ReportInputs{300, 24, 7, 11, 7, 2, 3.5, 3},
+                                         ReportInputs{2, 1, 0, 0, 1, 0, 4.0, 1},
+                                         ReportInputs{50, 8, 5, 49, 3, 1, -2.0, 1}));
+
+TEST(ReportText, SqrtDSectionSaysWhenANarrowFormatRounds) {
+    const std::string exact = embed::report::render_markdown(embed::report::measure(ReportInputs{}));
+    EXPECT_EQ(count(exact, "(정확히 표현된다)"), 2u);
+    const std::string rounded = embed::report::render_markdown(embed::report::measure({20, 10, 1, 0, 2, 0, 2.0, 2}));
+    EXPECT_THAT(rounded, HasSubstr("bf16 으로 저장하면 3.15625 (상대 오차"));
+    EXPECT_THAT(rounded, HasSubstr("fp16 으로 저장하면 3.162109375 (상대 오차"));
+}
+
+}  // namespace
