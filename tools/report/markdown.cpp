@@ -115,6 +115,8 @@ void section_dot_cosine(std::ostringstream& md, const ReportResult& r) {
     const ReportInputs& in = r.inputs;
     const Index target = r.stretch_target;
     const bool cos_same = ids_of(r.cos_neighbors) == ids_of(r.cos_after_stretch);
+    const Index dot_from = position_of(r.dot_neighbors, target);
+    const Index dot_to = position_of(r.dot_after_stretch, target);
     const TokenPoint& moved = *std::find_if(r.points.begin(), r.points.end(),
                                             [target](const TokenPoint& t) { return t.id == target; });
     md << "## 내적과 코사인이 갈리는 자리\n\n"
@@ -134,10 +136,9 @@ void section_dot_cosine(std::ostringstream& md, const ReportResult& r) {
     }
     md << "\n늘린 뒤 코사인 목록은 " << (cos_same ? "그대로다" : "바뀌었다") << " (토큰 " << target << ": "
        << position_text(position_of(r.cos_neighbors, target), in.k) << " → "
-       << position_text(position_of(r.cos_after_stretch, target), in.k) << "). 내적 목록에서 토큰 " << target << " 은 "
-       << position_text(position_of(r.dot_neighbors, target), in.k) << " → "
-       << position_text(position_of(r.dot_after_stretch, target), in.k)
-       << " 이다. 길이만 바꿨는데 내적 순위가 움직인다.\n\n"
+       << position_text(position_of(r.cos_after_stretch, target), in.k) << "). 내적 목록에서 토큰 " << target
+       << " 의 자리는 " << position_text(dot_from, in.k) << " → " << position_text(dot_to, in.k) << " 이다. "
+       << (dot_from != dot_to ? "길이만 바꿨는데 내적 순위가 움직인다.\n\n" : "이번에는 내적 순위도 그대로다.\n\n")
        << "![프로브 " << in.probe << " 에 대한 모든 토큰의 코사인 (가로)과 내적 (세로), 늘리기 전과 후]("
        << SVG_FILE << ")\n\n"
        << "그림의 점 하나가 프로브를 뺀 토큰 하나다. 가로는 코사인, 세로는 내적이고, 점선은 각 점수의 top-" << in.k

@@ -183,15 +183,18 @@ void draw_points(std::ostringstream& svg, const Panel& p, const ReportResult& r,
     if (target == nullptr || !placeable(*target)) return;
     const double x = p.px(x_of(*target));
     const double y = p.py(y_of(*target));
-    if (after && std::isfinite(target->dot_before)) {
-        // Where the row was before, and an arrow to where the stretch put it.
+    if (after && std::isfinite(target->dot_before) && std::isfinite(target->cosine_before)) {
+        // Where the row was before, and an arrow from there to where the stretch put it.
+        const double x0 = p.px(target->cosine_before);
         const double y0 = p.py(target->dot_before);
-        svg << "<circle cx=\"" << num(p.px(target->cosine_before)) << "\" cy=\"" << num(y0)
-            << "\" r=\"4.5\" fill=\"none\" stroke=\"" << kTargetColour << "\" stroke-dasharray=\"2 2\"/>\n";
-        if (std::fabs(y0 - y) > 12.0) {
-            const double tip = y0 > y ? y + 8.0 : y - 8.0;
-            svg << "<line x1=\"" << num(x) << "\" y1=\"" << num(y0 > y ? y0 - 6.0 : y0 + 6.0) << "\" x2=\"" << num(x)
-                << "\" y2=\"" << num(tip) << "\" stroke=\"" << kTargetColour
+        svg << "<circle cx=\"" << num(x0) << "\" cy=\"" << num(y0) << "\" r=\"4.5\" fill=\"none\" stroke=\""
+            << kTargetColour << "\" stroke-dasharray=\"2 2\"/>\n";
+        const double length = std::hypot(x - x0, y - y0);
+        if (length > 20.0) {
+            const double ux = (x - x0) / length;
+            const double uy = (y - y0) / length;
+            svg << "<line x1=\"" << num(x0 + 6.0 * ux) << "\" y1=\"" << num(y0 + 6.0 * uy) << "\" x2=\""
+                << num(x - 8.0 * ux) << "\" y2=\"" << num(y - 8.0 * uy) << "\" stroke=\"" << kTargetColour
                 << "\" stroke-width=\"1.6\" marker-end=\"url(#arrow)\"/>\n";
         }
     }
