@@ -1,8 +1,15 @@
 #pragma once
 // The one inner loop the scores share. Its summation order depends only on
-// the length, never on where the data sits in memory, so two equal rows
-// always get bit-identical scores (Eigen's own dot peels to alignment, which
-// would let duplicated rows at different addresses tie-break wrongly).
+// the length, never on where the data sits in memory or which thread runs it,
+// so two equal rows always get bit-identical scores (Eigen's own dot peels to
+// alignment, which would let duplicated rows at different addresses
+// tie-break wrongly). The order: 8 lane sums over whole blocks of 8, the tail
+// into lanes 0, 1, ..., then the lanes pairwise. The lanes are one 8-double
+// vector, which the compiler maps to 4 SSE, 2 AVX or 1 AVX-512 register;
+// with -ffp-contract=off every lane does a rounded multiply then a rounded
+// add, so every instruction set gives the same bits.
+
+#include <cstring>
 
 #include "embed/types.hpp"
 
@@ -11,15 +18,42 @@ namespace embed::detail {
 /// Lanes of independent partial sums; a multiple of every SIMD width we target.
 inline constexpr Index kLanes = 8;
 
-/// a and b are (n), returns sum a[i] * b[i] in a fixed order: 8 lane sums, then the tail, then the lanes pairwise.
-inline double dot_kernel(const double* a, const double* b, Index n) {
-    double lane[kLanes] = {};
-    Index i = 0;
-    for (; i + kLanes <= n; i += kLanes) {
-        for (Index j = 0; j < kLanes; ++j) lane[j] += a[i + j] * b[i + j];
-    }
+/// Eight doubles as one value; element j is lane j.
+typedef double Lanes __attribute__((vector_size(kLanes * sizeof(double))));
+
+/// Ends a dot product: the tail of a and b (n - i values from i) into lanes 0, 1, ..., then the lanes pairwise.
+inline double finish_lanes(const Lanes& acc, const double* a, const double* b, Index i, Index n) {
+    double lane[kLanes];
+    std::memcpy(lane, &acc, sizeof lane);
     for (Index j = 0; i < n; ++i, ++j) lane[j] += a[i] * b[i];
     return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
 }
+
+/// a and b are (n), returns sum a[i] * b[i] in the fixed order above.
+inline double dot_kernel(const double* a, const double* b, Index n) {
+    Lanes acc = {};
+    Index i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+        Lanes x;
+        Lanes y;
+        std::memcpy(&x, a + i, sizeof x);
+        std::memcpy(&y, b + i, sizeof y);
+        acc += x * y;
+    }
+    return finish_lanes(acc, a, b, i, n);
+}
+
+// The loops below run over many rows; each is compiled for AVX-512, AVX2 and
+// the baseline and picked at load time. Every score is dot_kernel's, bit for bit.
+
+/// rows is (count, dim) row-major, x is (dim), out is (count): out[t] = dot_kernel(row t, x).
+void dot_rows(const double* rows, Index count, Index dim, const double* x, double* out);
+
+/// Like dot_rows, and also squares[t] = dot_kernel(row t, row t), from the same read of the row.
+void dot_and_square_rows(const double* rows, Index count, Index dim, const double* x, double* out,
+                         double* squares);
+
+/// a is (n, dim), b is (m, dim), both row-major; out(i, t) at out[i * out_stride + t] = dot_kernel(a row i, b row t).
+void dot_all_pairs(const double* a, Index n, const double* b, Index m, Index dim, double* out, Index out_stride);
 
 }  // namespace embed::detail

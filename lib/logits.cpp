@@ -2,6 +2,7 @@
 
 #include "checks.hpp"
 #include "kernels.hpp"
+#include "parallel.hpp"
 
 namespace embed {
 
@@ -9,10 +10,14 @@ void logits_into(const Table& table, Eigen::Ref<const Vector> hidden, Eigen::Ref
     detail::require_same_length(hidden.size(), table.cols(), "hidden vector (must equal the table's width d)");
     detail::require_same_length(out.size(), table.rows(), "logits output (must equal the vocabulary V)");
     // One pass over the caller's table, row by row: this is weight tying.
+    // The rows are split between the cores; each score is dot_kernel's wherever it is computed.
     const Index dim = table.cols();
-    for (Index t = 0; t < table.rows(); ++t) {
-        out[t] = detail::dot_kernel(table.data() + t * dim, hidden.data(), dim);
-    }
+    const double* rows = table.data();
+    const double* h = hidden.data();
+    double* scores = out.data();
+    detail::parallel_for(table.rows(), dim, [&](Index begin, Index end) {
+        detail::dot_rows(rows + begin * dim, end - begin, dim, h, scores + begin);
+    });
 }
 
 Vector logits(const Table& table, const Vector& hidden) {
@@ -24,8 +29,18 @@ Vector logits(const Table& table, const Vector& hidden) {
 
 Table logits(const Table& table, const Table& hidden_rows) {
     detail::require_same_length(hidden_rows.cols(), table.cols(), "hidden rows (must equal the table's width d)");
-    Table out(hidden_rows.rows(), table.rows());
-    out.noalias() = hidden_rows * table.transpose();
+    // A GEMM in dot-product form: both operands keep d contiguous, and every
+    // entry is dot_kernel's sum, so row i equals logits(table, hidden_rows.row(i)) exactly.
+    const Index dim = table.cols();
+    const Index vocab = table.rows();
+    const Index n = hidden_rows.rows();
+    Table out(n, vocab);
+    const double* rows = table.data();
+    const double* h = hidden_rows.data();
+    double* scores = out.data();
+    detail::parallel_for(vocab, n * dim, [&](Index begin, Index end) {
+        detail::dot_all_pairs(h, n, rows + begin * dim, end - begin, dim, scores + begin, vocab);
+    });
     return out;
 }
 

@@ -1,6 +1,9 @@
 #include "embed/lookup.hpp"
 
+#include <cstring>
+
 #include "checks.hpp"
+#include "gather.hpp"
 
 namespace embed {
 
@@ -11,7 +14,7 @@ void check_ids(Ids ids, Index vocab) {
 Table lookup(const Table& table, Ids ids) {
     check_ids(ids, table.rows());
     Table rows(static_cast<Index>(ids.size()), table.cols());
-    for (Index i = 0; i < rows.rows(); ++i) rows.row(i) = table.row(ids[static_cast<std::size_t>(i)]);
+    detail::gather_rows(table, ids, 1.0, false, rows);
     return rows;
 }
 

@@ -5,6 +5,7 @@
 
 #include "checks.hpp"
 #include "embed/lookup.hpp"
+#include "gather.hpp"
 #include "kernels.hpp"
 
 namespace embed {
@@ -31,7 +32,11 @@ double rms(Eigen::Ref<const Vector> a) {
 
 Table scaled_lookup(const Table& table, Ids ids, Index dim) {
     detail::require_non_negative(dim, "dim");
-    return lookup(table, ids) * std::sqrt(static_cast<double>(dim));
+    check_ids(ids, table.rows());
+    // Gather and scale in one pass: the same products as lookup(...) * sqrt(dim), without the temporary.
+    Table rows(static_cast<Index>(ids.size()), table.cols());
+    detail::gather_rows(table, ids, std::sqrt(static_cast<double>(dim)), true, rows);
+    return rows;
 }
 
 double round_to_bf16(double x) {

@@ -5,6 +5,7 @@
 
 #include "checks.hpp"
 #include "kernels.hpp"
+#include "parallel.hpp"
 
 namespace embed {
 namespace {
@@ -25,23 +26,53 @@ double cosine_from_parts(double dot_ab, double norm_a, double norm_b) {
     return dot_ab / (norm_a * norm_b);
 }
 
-// Scores every row but the query's own in one pass over the table.
-std::vector<Neighbour> score_others(const Table& table, Index token_id, Score score) {
+// The k best neighbours seen so far, kept as a heap whose top ranks last,
+// so a candidate is either rejected by one comparison or swapped in.
+class TopK {
+public:
+    explicit TopK(std::size_t keep) : keep_(keep) { heap_.reserve(keep); }
+
+    void offer(const Neighbour& candidate) {
+        if (heap_.size() < keep_) {
+            heap_.push_back(candidate);
+            std::push_heap(heap_.begin(), heap_.end(), ranks_before);
+        } else if (keep_ > 0 && ranks_before(candidate, heap_.front())) {
+            std::pop_heap(heap_.begin(), heap_.end(), ranks_before);
+            heap_.back() = candidate;
+            std::push_heap(heap_.begin(), heap_.end(), ranks_before);
+        }
+    }
+
+    std::vector<Neighbour>& items() { return heap_; }
+
+private:
+    std::size_t keep_;
+    std::vector<Neighbour> heap_;
+};
+
+// Scores the rows [begin, end) against the query in blocks small enough to
+// stay in cache, offering each to a top-k: one pass over the table, no V-long
+// buffer and no full sort. The scores are dot / cosine's bit for bit.
+void select_in_range(const Table& table, Index token_id, Score score, double query_norm, Index begin, Index end,
+                     TopK& best) {
+    constexpr Index kBlockRows = 256;
     const Index dim = table.cols();
     const double* query = table.data() + token_id * dim;
-    const double query_norm = std::sqrt(detail::dot_kernel(query, query, dim));
-    std::vector<Neighbour> scored;
-    scored.reserve(static_cast<std::size_t>(table.rows() - 1));
-    for (Index t = 0; t < table.rows(); ++t) {
-        if (t == token_id) continue;
-        const double* row = table.data() + t * dim;
-        double value = detail::dot_kernel(query, row, dim);
+    double dots[kBlockRows];
+    double squares[kBlockRows];
+    for (Index block = begin; block < end; block += kBlockRows) {
+        const Index count = std::min(kBlockRows, end - block);
+        const double* rows = table.data() + block * dim;
         if (score == Score::cosine) {
-            value = cosine_from_parts(value, query_norm, std::sqrt(detail::dot_kernel(row, row, dim)));
+            detail::dot_and_square_rows(rows, count, dim, query, dots, squares);
+            for (Index j = 0; j < count; ++j) dots[j] = cosine_from_parts(dots[j], query_norm, std::sqrt(squares[j]));
+        } else {
+            detail::dot_rows(rows, count, dim, query, dots);
         }
-        scored.push_back({t, value});
+        for (Index j = 0; j < count; ++j) {
+            if (block + j != token_id) best.offer({block + j, dots[j]});
+        }
     }
-    return scored;
 }
 
 }  // namespace
@@ -68,12 +99,32 @@ Table stretch(const Table& table, Index token_id, double factor) {
 std::vector<Neighbour> rank_neighbours(const Table& table, Index token_id, Index k, Score score) {
     detail::require_token(token_id, table.rows());
     detail::require_non_negative(k, "k");
-    std::vector<Neighbour> scored = score_others(table, token_id, score);
     const auto keep = static_cast<std::size_t>(std::min<Index>(k, table.rows() - 1));
-    std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(keep), scored.end(),
+    if (keep == 0) return {};
+    const Index dim = table.cols();
+    const double* query = table.data() + token_id * dim;
+    const double query_norm = std::sqrt(detail::dot_kernel(query, query, dim));
+    // Each core selects among its own rows; the union of those selections
+    // holds the overall best, and the ranking is a total order, so the merged
+    // result does not depend on how the rows were split.
+    const Index workers = detail::worker_count();
+    std::vector<TopK> partial(static_cast<std::size_t>(workers), TopK(keep));
+    const Index chunk = (table.rows() + workers - 1) / workers;
+    detail::parallel_for(workers, chunk * dim, [&](Index first, Index last) {
+        for (Index w = first; w < last; ++w) {
+            const Index begin = std::min(table.rows(), w * chunk);
+            const Index end = std::min(table.rows(), begin + chunk);
+            select_in_range(table, token_id, score, query_norm, begin, end, partial[static_cast<std::size_t>(w)]);
+        }
+    });
+    std::vector<Neighbour> merged = std::move(partial.front().items());
+    for (std::size_t w = 1; w < partial.size(); ++w) {
+        merged.insert(merged.end(), partial[w].items().begin(), partial[w].items().end());
+    }
+    std::partial_sort(merged.begin(), merged.begin() + static_cast<std::ptrdiff_t>(keep), merged.end(),
                       ranks_before);
-    scored.resize(keep);
-    return scored;
+    merged.resize(keep);
+    return merged;
 }
 
 namespace {

@@ -20,8 +20,8 @@ Table make_table(Index vocab, Index dim, std::uint64_t seed) {
     // Row-major storage is exactly the order the specification fills in:
     // token 0 column 0 first, then along the row.
     PythonRandom rng(seed);
-    rng.fill_random(std::span<double>(table.data(), static_cast<std::size_t>(entries)));
-    table.array() -= 0.5;
+    // random() + -0.5 rounds exactly as random() - 0.5 does, in one pass instead of two.
+    rng.fill_random(std::span<double>(table.data(), static_cast<std::size_t>(entries)), -0.5);
     return table;
 }
 

@@ -24,6 +24,10 @@ public:
     /// Fills out (n) with successive random() values; the same sequence as n calls to random().
     void fill_random(std::span<double> out);
 
+    /// Fills out (n) with successive random() + offset values: fill_random, then each value plus offset,
+    /// rounded once exactly as that addition (make_table passes -0.5), in one pass.
+    void fill_random(std::span<double> out, double offset);
+
 private:
     static constexpr int kStateSize = 624;
     void twist();

@@ -1,0 +1,31 @@
+#pragma once
+// The row gather behind lookup and scaled_lookup, split between the cores.
+
+#include <cstring>
+
+#include "embed/types.hpp"
+#include "parallel.hpp"
+
+namespace embed::detail {
+
+/// table is (V, d), ids is (n) and already checked, out is (n, d): row i = table row ids[i], times factor if scale.
+inline void gather_rows(const Table& table, Ids ids, double factor, bool scale, Table& out) {
+    const Index dim = table.cols();
+    const double* source = table.data();
+    double* target = out.data();
+    // Each output row is written by exactly one thread, so the pages of the
+    // fresh result are also first touched by both cores at once.
+    parallel_for(static_cast<Index>(ids.size()), dim, [&](Index begin, Index end) {
+        for (Index i = begin; i < end; ++i) {
+            const double* from = source + ids[static_cast<std::size_t>(i)] * dim;
+            double* to = target + i * dim;
+            if (scale) {
+                for (Index c = 0; c < dim; ++c) to[c] = from[c] * factor;
+            } else if (dim > 0) {
+                std::memcpy(to, from, static_cast<std::size_t>(dim) * sizeof(double));
+            }
+        }
+    });
+}
+
+}  // namespace embed::detail

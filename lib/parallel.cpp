@@ -1,0 +1,122 @@
+#include "parallel.hpp"
+
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
+namespace embed::detail {
+namespace {
+
+int detect_workers() {
+    if (const char* env = std::getenv("EMBED_NUM_THREADS")) {
+        const long requested = std::strtol(env, nullptr, 10);
+        if (requested >= 1) return static_cast<int>(std::min(requested, 256L));
+    }
+#if defined(__linux__)
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(CPU_COUNT(&set), 1);
+#endif
+    return static_cast<int>(std::max(std::thread::hardware_concurrency(), 1U));
+}
+
+// Helper threads that sleep until a loop is posted. One loop runs at a time;
+// a second caller arriving meanwhile does its own work alone.
+class Pool {
+public:
+    explicit Pool(int helpers) {
+        for (int h = 0; h < helpers; ++h) {
+            try {
+                std::thread([this, h] { serve(h + 1); }).detach();
+                ++helpers_;
+            } catch (...) {
+                break;  // fewer helpers than cores; run_chunks copes with any number
+            }
+        }
+    }
+
+    void run(Index n, Index threads, ChunkFunction body, void* context) {
+        std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
+        threads = std::min<Index>(threads, helpers_ + 1);
+        const Index chunk = (n + threads - 1) / threads;
+        if (!busy.owns_lock() || threads <= 1) {
+            body(context, 0, n);
+            return;
+        }
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            body_ = body;
+            context_ = context;
+            n_ = n;
+            chunk_ = chunk;
+            threads_ = threads;
+            pending_ = threads - 1;
+            ++generation_;
+        }
+        wake_.notify_all();
+        body(context, 0, std::min(n, chunk));
+        std::unique_lock<std::mutex> lock(mutex_);
+        done_.wait(lock, [this] { return pending_ == 0; });
+    }
+
+private:
+    void serve(Index slot) {
+        unsigned long seen = 0;
+        for (;;) {
+            ChunkFunction body = nullptr;
+            void* context = nullptr;
+            Index begin = 0;
+            Index end = 0;
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                wake_.wait(lock, [&] { return generation_ != seen; });
+                seen = generation_;
+                if (slot >= threads_) continue;
+                body = body_;
+                context = context_;
+                begin = std::min(n_, slot * chunk_);
+                end = std::min(n_, begin + chunk_);
+            }
+            body(context, begin, end);
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                --pending_;
+            }
+            done_.notify_one();
+        }
+    }
+
+    std::mutex busy_;
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::condition_variable done_;
+    ChunkFunction body_ = nullptr;
+    void* context_ = nullptr;
+    Index n_ = 0;
+    Index chunk_ = 0;
+    Index threads_ = 0;
+    Index pending_ = 0;
+    unsigned long generation_ = 0;
+    Index helpers_ = 0;
+};
+
+}  // namespace
+
+int worker_count() {
+    static const int workers = detect_workers();
+    return workers;
+}
+
+void run_chunks(Index n, Index threads, ChunkFunction body, void* context) {
+    // Started on first use and never stopped: the helpers sleep on a condition
+    // variable between loops, and the process may exit while they sleep.
+    static Pool* const pool = new Pool(worker_count() - 1);
+    pool->run(n, threads, body, context);
+}
+
+}  // namespace embed::detail
