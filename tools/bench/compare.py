@@ -1,0 +1,452 @@
+#!/usr/bin/python3
+"""One run, one table: embed against pure Python, numpy and PyTorch.
+
+Runs the C++ benchmark binary (Google Benchmark, JSON out), the peers
+in-process on the same shapes and operations, the memory-bandwidth probe (in
+the benchmark binary) and a peak-memory check (/usr/bin/time -v), then prints
+one Markdown table of medians and a list of the issue's goals, each met or
+not, with the numbers that decide it.
+
+    /usr/bin/python3 tools/bench/compare.py --bench build/tools/bench/embed_bench
+
+Run it with the system python (/usr/bin/python3): that is the one Debian's
+python3-numpy and python3-torch are installed for.
+"""
+
+import argparse
+import json
+import math
+import os
+import platform
+import random
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+# Old OpenBLAS builds are steered by these in this environment; the peers must
+# run with their library's own choice, so they are dropped for this command
+# only, before numpy or torch is imported, by re-running ourselves without them.
+_STEERING = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+if any(v in os.environ for v in _STEERING):
+    env = {k: v for k, v in os.environ.items() if k not in _STEERING}
+    env["EMBED_COMPARE_UNSET"] = ",".join(v for v in _STEERING if v in os.environ)
+    os.execve(sys.executable, [sys.executable] + sys.argv, env)
+
+SEED = 20260917
+PROBE = 137
+LOOKUP_IDS = 4096
+ONE_HOT_IDS = 64
+BATCH = 64
+SHAPES = [(512, 64), (50257, 768), (131072, 1024)]
+SMALL = (512, 64)
+
+
+def shape_name(shape):
+    return f"{shape[0]}x{shape[1]}"
+
+
+# ---------------------------------------------------------------- measuring
+
+
+def median_seconds(fn, repetitions, min_time=0.02):
+    """Median seconds per call over `repetitions` timed batches, each long enough to time reliably."""
+    fn()  # warm-up: first-call allocations and lazy initialisation
+    start = time.perf_counter()
+    fn()
+    once = time.perf_counter() - start
+    number = max(1, int(min_time / max(once, 1e-9)))
+    samples = []
+    for _ in range(repetitions):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        samples.append((time.perf_counter() - start) / number)
+    return statistics.median(samples)
+
+
+def run_bench(binary, smoke):
+    args = [binary, "--benchmark_format=json"]
+    if smoke:
+        args += ["--benchmark_filter=/512x64|probe", "--benchmark_min_time=0.01"]
+    out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
+    medians = {}
+    for b in json.loads(out)["benchmarks"]:
+        if b.get("aggregate_name") != "median":
+            continue
+        scale = {"ms": 1e-3, "us": 1e-6, "ns": 1e-9, "s": 1.0}[b["time_unit"]]
+        name = b["run_name"].split("/repeats:")[0]
+        medians[name] = b["real_time"] * scale
+    return medians
+
+
+def peak_memory(binary, op, shape):
+    """Peak RSS of one call on a fresh table, as /usr/bin/time -v reports it, and the table's bytes."""
+    args = [binary, f"--peak={op}", f"--shape={shape_name(shape)}"]
+    timer = "/usr/bin/time"
+    if os.path.exists(timer):
+        done = subprocess.run([timer, "-v"] + args, check=True, capture_output=True, text=True)
+        report = json.loads(done.stdout)
+        match = re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr)
+        peak = int(match.group(1)) * 1024 if match else report["peak_rss"]
+        source = "/usr/bin/time -v" if match else "getrusage"
+    else:
+        report = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
+        peak, source = report["peak_rss"], "getrusage"
+    return report["table_bytes"], peak, source
+
+
+# ---------------------------------------------------------------- the peers
+
+
+def pure_python_ops(vocab, dim):
+    """The original specification's way: lists of lists and CPython's random."""
+    rng = random.Random(SEED)
+    table = [[rng.random() - 0.5 for _ in range(dim)] for _ in range(vocab)]
+    pick = random.Random(42)
+    ids = [pick.randrange(vocab) for _ in range(LOOKUP_IDS)]
+    one_hot_ids = ids[:ONE_HOT_IDS]
+    hidden = [pick.random() - 0.5 for _ in range(dim)]
+    hidden_rows = [[(i + 1) * h for h in hidden] for i in range(BATCH)]
+
+    def make_table():
+        r = random.Random(SEED)
+        return [[r.random() - 0.5 for _ in range(dim)] for _ in range(vocab)]
+
+    def lookup():
+        return [list(table[i]) for i in ids]
+
+    def lookup_via_one_hot():
+        out = []
+        for i in one_hot_ids:
+            vec = [0.0] * vocab
+            vec[i] = 1.0
+            out.append([sum(vec[r] * table[r][c] for r in range(vocab)) for c in range(dim)])
+        return out
+
+    def dot(a, b):
+        return sum(x * y for x, y in zip(a, b))
+
+    def logits():
+        return [dot(row, hidden) for row in table]
+
+    def logits_batched():
+        return [[dot(row, h) for row in table] for h in hidden_rows]
+
+    def rank(scores, k):
+        order = sorted((t for t in range(vocab) if t != PROBE), key=lambda t: (-scores[t], t))
+        return order[:k]
+
+    def nearest_by_dot(k):
+        q = table[PROBE]
+        return rank([dot(q, row) for row in table], k)
+
+    def nearest_by_cosine(k):
+        q = table[PROBE]
+        nq = math.sqrt(dot(q, q))
+        scores = []
+        for row in table:
+            nr = math.sqrt(dot(row, row))
+            scores.append(0.0 if nq == 0 or nr == 0 else dot(q, row) / (nq * nr))
+        return rank(scores, k)
+
+    def scaled_lookup():
+        s = math.sqrt(dim)
+        return [[x * s for x in table[i]] for i in ids]
+
+    return {
+        "make_table": make_table,
+        "lookup": lookup,
+        "lookup_via_one_hot": lookup_via_one_hot,
+        "logits": logits,
+        "logits_batched": logits_batched,
+        "nearest_by_dot_k5": lambda: nearest_by_dot(5),
+        "nearest_by_dot_k100": lambda: nearest_by_dot(100),
+        "nearest_by_cosine_k5": lambda: nearest_by_cosine(5),
+        "nearest_by_cosine_k100": lambda: nearest_by_cosine(100),
+        "scaled_lookup": scaled_lookup,
+    }
+
+
+def numpy_top_k(np, scores, k, exclude):
+    """The contract's order with numpy: highest first, ties by smaller id, NaN last; exclude one id."""
+    s = np.where(np.isnan(scores), -np.inf, scores)
+    s[exclude] = -np.inf
+    part = np.argpartition(-s, k - 1)[:k]
+    threshold = s[part].min()
+    candidates = np.flatnonzero(s >= threshold)  # every tie at the cut, so the smaller ids can win
+    candidates = candidates[candidates != exclude]
+    order = np.lexsort((candidates, -s[candidates]))
+    return candidates[order][:k]
+
+
+def numpy_ops(np, table, vocab, dim):
+    pick = np.random.RandomState(42)
+    ids = pick.randint(0, vocab, LOOKUP_IDS)
+    hidden = pick.random_sample(dim) - 0.5
+    hidden_rows = np.arange(1, BATCH + 1, dtype=np.float64)[:, None] * hidden[None, :]
+    scale = math.sqrt(dim)
+
+    def make_table():
+        return np.random.RandomState(SEED).random_sample((vocab, dim))
+
+    def lookup_via_one_hot():
+        one_hot = np.zeros((ONE_HOT_IDS, vocab))
+        one_hot[np.arange(ONE_HOT_IDS), ids[:ONE_HOT_IDS]] = 1.0
+        return one_hot @ table
+
+    def nearest_by_dot(k):
+        return numpy_top_k(np, table @ table[PROBE], k, PROBE)
+
+    def nearest_by_cosine(k):
+        q = table[PROBE]
+        norms = np.sqrt(np.einsum("ij,ij->i", table, table))
+        nq = math.sqrt(q @ q)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cos = np.where((norms == 0) | (nq == 0), 0.0, (table @ q) / (norms * nq))
+        return numpy_top_k(np, cos, k, PROBE)
+
+    def scaled_lookup():
+        out = np.take(table, ids, axis=0)
+        out *= scale
+        return out
+
+    ops = {
+        "make_table": make_table,
+        "lookup": lambda: np.take(table, ids, axis=0),
+        "logits": lambda: table @ hidden,
+        "logits_batched": lambda: hidden_rows @ table.T,
+        "nearest_by_dot_k5": lambda: nearest_by_dot(5),
+        "nearest_by_dot_k100": lambda: nearest_by_dot(100),
+        "nearest_by_cosine_k5": lambda: nearest_by_cosine(5),
+        "nearest_by_cosine_k100": lambda: nearest_by_cosine(100),
+        "scaled_lookup": scaled_lookup,
+    }
+    if (vocab, dim) == SMALL:
+        ops["lookup_via_one_hot"] = lookup_via_one_hot
+    return ops
+
+
+def torch_ops(torch, table_np, vocab, dim):
+    F = torch.nn.functional
+    table = torch.from_numpy(table_np)  # shares the numpy table's memory
+    gen = torch.Generator().manual_seed(42)
+    ids = torch.randint(0, vocab, (LOOKUP_IDS,), generator=gen)
+    hidden = torch.rand(dim, generator=gen, dtype=torch.float64) - 0.5
+    hidden_rows = torch.arange(1, BATCH + 1, dtype=torch.float64)[:, None] * hidden[None, :]
+    scale = math.sqrt(dim)
+
+    def top_k(scores, k):
+        scores = scores.clone() if scores.data_ptr() == table.data_ptr() else scores
+        scores[PROBE] = -math.inf
+        return torch.topk(scores, k).indices
+
+    def lookup_via_one_hot():
+        one_hot = F.one_hot(ids[:ONE_HOT_IDS], vocab).to(torch.float64)
+        return one_hot @ table
+
+    ops = {
+        "lookup": lambda: F.embedding(ids, table),
+        "logits": lambda: torch.mv(table, hidden),
+        "logits_batched": lambda: hidden_rows @ table.T,
+        "nearest_by_dot_k5": lambda: top_k(torch.mv(table, table[PROBE]), 5),
+        "nearest_by_dot_k100": lambda: top_k(torch.mv(table, table[PROBE]), 100),
+        "nearest_by_cosine_k5": lambda: top_k(F.cosine_similarity(table, table[PROBE][None, :], dim=1), 5),
+        "nearest_by_cosine_k100": lambda: top_k(F.cosine_similarity(table, table[PROBE][None, :], dim=1), 100),
+        "scaled_lookup": lambda: F.embedding(ids, table) * scale,
+    }
+    if (vocab, dim) == SMALL:
+        ops["lookup_via_one_hot"] = lookup_via_one_hot
+    return ops
+
+
+# ---------------------------------------------------------------- reporting
+
+OPS = [
+    "make_table", "lookup", "lookup_via_one_hot", "logits", "logits_batched",
+    "nearest_by_dot_k5", "nearest_by_dot_k100", "nearest_by_cosine_k5", "nearest_by_cosine_k100",
+    "scaled_lookup",
+]
+
+
+def bytes_and_probe(op, vocab, dim):
+    """Bytes an operation must move at the least, and which probe bounds it."""
+    if op in ("lookup", "scaled_lookup"):
+        return 2 * LOOKUP_IDS * dim * 8, "copy"  # rows read + rows written
+    if op == "make_table":
+        return vocab * dim * 8, "copy"
+    if op == "lookup_via_one_hot":
+        return None, None
+    return vocab * dim * 8, "read"  # one pass over the table
+
+
+def fmt_time(seconds):
+    if seconds is None:
+        return "—"
+    if seconds >= 1:
+        return f"{seconds:.2f} s"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds * 1e6:.1f} µs"
+
+
+def fmt_ratio(ours, theirs):
+    return "—" if ours is None or theirs is None else f"{ours / theirs:.2f}x"
+
+
+def machine_description():
+    model = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    flags = open("/proc/cpuinfo").read()
+    simd = "AVX-512" if " avx512f" in flags else ("AVX2" if " avx2" in flags else "SSE2")
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    load = os.getloadavg()
+    return (f"{model}, {len(os.sched_getaffinity(0))} cores usable ({simd}), {mem:.0f} GiB RAM, "
+            f"Linux {platform.release()}, Python {platform.python_version()}; "
+            f"load average at start {load[0]:.2f}")
+
+
+def blas_of_process():
+    """The BLAS shared objects this process actually has mapped."""
+    found = set()
+    with open("/proc/self/maps") as f:
+        for line in f:
+            path = line.split()[-1]
+            if re.search(r"(blas|mkl|lapack|gomp|omp)[^/]*\.so", path):
+                found.add(os.path.realpath(path))
+    return sorted(found)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bench", default="build/tools/bench/embed_bench", help="path of embed_bench")
+    parser.add_argument("--smoke", action="store_true", help="512 x 64 only, few repetitions")
+    args = parser.parse_args()
+
+    print(f"Machine: {machine_description()}", flush=True)
+    unset = os.environ.get("EMBED_COMPARE_UNSET")
+    print(f"Unset for this command: {unset or 'none were set'}", flush=True)
+
+    shapes = [SMALL] if args.smoke else SHAPES
+    ours = run_bench(args.bench, args.smoke)
+    probe = {"read": (2 * 2**30) / ours["probe_read/2GiB"], "copy": (4 * 2**30) / ours["probe_copy/2GiB"]}
+
+    import numpy as np
+    import torch
+
+    cores = len(os.sched_getaffinity(0))
+    torch.set_num_threads(cores)  # Debian's build may start with fewer; give it every core
+    np.ones((64, 64)) @ np.ones((64, 64))
+    torch.ones(64, 64, dtype=torch.float64) @ torch.ones(64, 64, dtype=torch.float64)
+    config = torch.__config__.show()
+    blas_info = re.search(r"BLAS_INFO=([^,]+)", config)
+    capability = re.search(r"CPU capability usage: (\S+)", config)
+    print(f"numpy {np.__version__}: BLAS libraries mapped: {', '.join(blas_of_process()) or 'none'}; "
+          f"numpy's own threads: 1 (reference BLAS is single-threaded unless the mapped library is OpenBLAS/MKL)",
+          flush=True)
+    print(f"torch {torch.__version__}: BLAS_INFO={blas_info.group(1) if blas_info else '?'}, "
+          f"intra-op threads {torch.get_num_threads()}, CPU capability {capability.group(1) if capability else '?'}",
+          flush=True)
+
+    peers = {}  # (op, shape) -> {"python": s, "numpy": s, "torch": s}
+    for shape in shapes:
+        vocab, dim = shape
+        reps = 9 if vocab * dim <= 2**20 else 5
+        table = np.random.RandomState(SEED).random_sample((vocab, dim)) - 0.5
+        families = [("numpy", numpy_ops(np, table, vocab, dim)), ("torch", torch_ops(torch, table, vocab, dim))]
+        if shape == SMALL:
+            families.insert(0, ("python", pure_python_ops(vocab, dim)))
+        for family, ops in families:
+            for op, fn in ops.items():
+                r = 3 if (op == "make_table" and vocab * dim > 2**20) or family == "python" else reps
+                peers.setdefault((op, shape), {})[family] = median_seconds(fn, r)
+            print(f"  measured {family} on {shape_name(shape)}", file=sys.stderr, flush=True)
+        del table, families
+
+    peak = {}
+    if not args.smoke:
+        for op in ("logits", "dot", "cosine"):
+            peak[op] = peak_memory(args.bench, op, SHAPES[-1])
+
+    print()
+    print(f"Memory-bandwidth probe (2 GiB arrays, {cores} threads): read {probe['read'] / 1e9:.1f} GB/s, "
+          f"copy {probe['copy'] / 1e9:.1f} GB/s (copy counts bytes read plus written)")
+    print()
+    print("| operation | shape | embed | pure Python | numpy | torch | embed / Python | embed / numpy "
+          "| embed / torch | embed GB/s | % of probe |")
+    print("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    rows = {}
+    for shape in shapes:
+        for op in OPS:
+            mine = ours.get(f"{op}/{shape_name(shape)}")
+            theirs = peers.get((op, shape), {})
+            if mine is None and not theirs:
+                continue
+            rows[(op, shape)] = (mine, theirs)
+            moved, which = bytes_and_probe(op, *shape)
+            gbs = pct = "—"
+            if moved and mine:
+                gbs = f"{moved / mine / 1e9:.1f}"
+                pct = f"{100 * moved / mine / probe[which]:.0f} % {which}"
+            print(f"| {op} | {shape_name(shape)} | {fmt_time(mine)} | {fmt_time(theirs.get('python'))} "
+                  f"| {fmt_time(theirs.get('numpy'))} | {fmt_time(theirs.get('torch'))} "
+                  f"| {fmt_ratio(mine, theirs.get('python'))} | {fmt_ratio(mine, theirs.get('numpy'))} "
+                  f"| {fmt_ratio(mine, theirs.get('torch'))} | {gbs} | {pct} |")
+
+    print()
+    print("make_table's numpy column is RandomState(seed).random_sample for the same number of doubles; "
+          "lookup_via_one_hot uses 64 ids; batched logits scores 64 hidden vectors; ratios below 1 mean embed is faster.")
+    if args.smoke:
+        return
+
+    print()
+    print("Goals (GPT-2 shape and the 1 GiB table):")
+    verdicts = []
+
+    def goal(text, ok):
+        verdicts.append(ok)
+        print(f"- [{'x' if ok else ' '}] {text}")
+
+    for shape in SHAPES[1:]:
+        n = shape_name(shape)
+        t = lambda op: rows[(op, shape)][0]
+        peer = lambda op, fam: rows[(op, shape)][1].get(fam)
+        faster = lambda op, fams=("numpy", "torch"): min(peer(op, f) for f in fams if peer(op, f) is not None)
+        table_bytes = shape[0] * shape[1] * 8
+        read_pct = 100 * table_bytes / t("logits") / probe["read"]
+        goal(f"{n} logits at {read_pct:.0f} % of the probe's read bandwidth (goal >= 85 %)", read_pct >= 85)
+        goal(f"{n} logits {fmt_time(t('logits'))} = {t('logits') / faster('logits'):.2f}x the faster peer "
+             f"{fmt_time(faster('logits'))} (goal <= 0.6x)", t("logits") <= 0.6 * faster("logits"))
+        goal(f"{n} batched logits {fmt_time(t('logits_batched'))} vs faster peer {fmt_time(faster('logits_batched'))} "
+             f"(goal <= 1x)", t("logits_batched") <= faster("logits_batched"))
+        for op, limit in (("nearest_by_dot_k5", 1.25), ("nearest_by_cosine_k5", 1.5)):
+            goal(f"{n} {op} {fmt_time(t(op))} = {t(op) / t('logits'):.2f}x one logits pass (goal <= {limit}x)",
+                 t(op) <= limit * t("logits"))
+            goal(f"{n} {op} = {t(op) / faster(op):.2f}x the faster peer {fmt_time(faster(op))} (goal <= 0.5x)",
+                 t(op) <= 0.5 * faster(op))
+        goal(f"{n} lookup {fmt_time(t('lookup'))} vs faster of np.take / F.embedding {fmt_time(faster('lookup'))} "
+             f"(goal <= 1x)", t("lookup") <= faster("lookup"))
+        goal(f"{n} make_table {fmt_time(t('make_table'))} vs numpy RandomState {fmt_time(peer('make_table', 'numpy'))} "
+             f"(goal <= 1x)", t("make_table") <= peer("make_table", "numpy"))
+    small = rows[("make_table", SMALL)]
+    speedup = small[1]["python"] / small[0]
+    goal(f"512x64 make_table {speedup:.0f}x faster than pure Python (goal >= 50x)", speedup >= 50)
+    for op, (table_bytes, rss, source) in peak.items():
+        over = 100 * (rss / table_bytes - 1)
+        goal(f"peak memory of {op} on the 1 GiB table: {rss / 2**20:.0f} MiB for a {table_bytes / 2**20:.0f} MiB "
+             f"table, {over:+.1f} % ({source}; goal <= +5 %)", over <= 5)
+    print()
+    print(f"{sum(verdicts)} of {len(verdicts)} goals met; load average at the end "
+          f"{os.getloadavg()[0]:.2f}.")
+
+
+if __name__ == "__main__":
+    main()
