@@ -6,6 +6,7 @@
 // and pays a wake-up, not a thread start.
 
 #include <algorithm>
+#include <cstddef>
 #include <type_traits>
 
 #include "embed/types.hpp"
@@ -21,6 +22,11 @@ using ChunkFunction = void (*)(void* context, Index begin, Index end);
 /// Runs body over `threads` contiguous chunks of [0, n) at once, the caller taking the first; if the
 /// helpers are busy with another caller's loop, the caller runs every chunk itself.
 void run_chunks(Index n, Index threads, ChunkFunction body, void* context);
+
+/// Maps the pages of a fresh, not yet written buffer before it is filled, both cores at once, with
+/// madvise(MADV_POPULATE_WRITE); contents already there are left as they are. Does nothing where
+/// that is not supported or the buffer is small.
+void prefault_for_writing(void* data, std::size_t bytes);
 
 /// Calls body(begin, end) on contiguous chunks covering [0, n), in parallel once n * cost_per_item
 /// passes a threshold (a wake-up costs microseconds). body must not throw.

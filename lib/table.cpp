@@ -3,6 +3,7 @@
 #include <string>
 
 #include "checks.hpp"
+#include "parallel.hpp"
 #include "embed/python_random.hpp"
 
 namespace embed {
@@ -17,6 +18,7 @@ Table make_table(Index vocab, Index dim, std::uint64_t seed) {
     const Index entries = param_count(vocab, dim);
     detail::checked_mul(entries, static_cast<Index>(sizeof(double)), "table bytes");
     Table table(vocab, dim);
+    detail::prefault_for_writing(table.data(), static_cast<std::size_t>(entries) * sizeof(double));
     // Row-major storage is exactly the order the specification fills in:
     // token 0 column 0 first, then along the row.
     PythonRandom rng(seed);
