@@ -143,6 +143,27 @@ TEST(BatchedLogits, RejectsHiddenRowsOfTheWrongWidthNamingIt) {
     EXPECT_TRUE(AllClose(table, before, 0.0));
 }
 
+TEST(Logits, TakesEigenExpressionsAsTheHiddenVector) {
+    const Table table = embed::make_table(12, 5, 3);
+    const Vector hidden = table.row(7).transpose();
+    const Vector expected = logits_by_loop(table, hidden);
+    // A table row, its transpose and a nullary expression each give a (V) vector.
+    EXPECT_TRUE(AllClose(embed::logits(table, table.row(7)), expected, 1e-13));
+    EXPECT_TRUE(AllClose(embed::logits(table, table.row(7).transpose()), expected, 1e-13));
+    EXPECT_TRUE(AllClose(embed::logits(table, Vector::Ones(5)), logits_by_loop(table, Vector::Ones(5)), 1e-13));
+    EXPECT_THAT([&] { embed::logits(table, Vector::Ones(4)); }, ThrowsMessage<std::invalid_argument>(HasSubstr("4")));
+}
+
+TEST(BatchedLogits, TakesAMatrixExpressionAsHiddenRows) {
+    const Table table = embed::make_table(12, 5, 3);
+    const Table scores = embed::logits(table, table.topRows(3));
+    ASSERT_EQ(embed::shape(scores), (Shape{3, 12}));
+    for (Index i = 0; i < 3; ++i) {
+        const Vector hidden = table.row(i).transpose();
+        EXPECT_TRUE(AllClose(Vector(scores.row(i).transpose()), logits_by_loop(table, hidden), 1e-12));
+    }
+}
+
 TEST(BatchedLogits, NoHiddenRowsGiveZeroByV) {
     const Table table = embed::make_table(10, 4, 1);
     EXPECT_EQ(embed::shape(embed::logits(table, Table(0, 4))), (Shape{0, 10}));

@@ -110,6 +110,11 @@ TEST(Shape, CountsRowsAndTheirCommonLength) {
     EXPECT_EQ(embed::shape(Rows{{}, {}, {}}), (Shape{3, 0}));
 }
 
+TEST(Shape, TakesBracedRowsWithoutAmbiguity) {
+    EXPECT_EQ(embed::shape({{1.0, 2.0, 3.0}, {4.0, 5.0, 6.0}}), (Shape{2, 3}));
+    EXPECT_THAT([] { embed::shape({{1.0, 2.0}, {3.0}}); }, ThrowsMessage<std::invalid_argument>(HasSubstr("row 1")));
+}
+
 TEST(Shape, RejectsRaggedRowsNamingTheRow) {
     const std::vector<std::vector<double>> ragged{{1.0, 2.0}, {3.0, 4.0}, {5.0}};
     EXPECT_THAT([&] { embed::shape(ragged); }, ThrowsMessage<std::invalid_argument>(HasSubstr("row 2")));

@@ -15,4 +15,18 @@ void logits_into(const Table& table, Eigen::Ref<const Vector> hidden, Eigen::Ref
 /// table is (V, d), hidden_rows is (n, d), returns (n, V): row i is logits(table, hidden_rows.row(i)).
 Table logits(const Table& table, const Table& hidden_rows);
 
+/// table is (V, d), hidden is any Eigen expression: a (d) column or row (a table row binds without a copy)
+/// returns (V) like logits(table, Vector); an (n, d) matrix returns (n, V) like the batched overload.
+/// Without it an expression such as `table.row(t)` would convert equally well to Vector and Table.
+template <class Derived>
+auto logits(const Table& table, const Eigen::MatrixBase<Derived>& hidden) {
+    if constexpr (Derived::ColsAtCompileTime == 1 || Derived::RowsAtCompileTime == 1) {
+        Vector out(table.rows());
+        logits_into(table, hidden, out);
+        return out;
+    } else {
+        return logits(table, Table(hidden));
+    }
+}
+
 }  // namespace embed

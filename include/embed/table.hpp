@@ -2,6 +2,7 @@
 // Making, measuring and converting embedding tables (V, d).
 
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 #include "embed/types.hpp"
@@ -23,6 +24,11 @@ Shape shape(const Table& table);
 
 /// rows is V lists of d numbers, returns {V, d}; {0, 0} for no rows; ragged rows throw invalid_argument.
 Shape shape(const std::vector<std::vector<double>>& rows);
+
+/// rows is V braced lists of d numbers, returns {V, d}: `shape({{1, 2}, {3, 4}})` would otherwise also match Table.
+inline Shape shape(std::initializer_list<std::vector<double>> rows) {
+    return shape(std::vector<std::vector<double>>(rows));
+}
 
 /// rows is V lists of d numbers, returns them as a (V, d) Table; ragged rows throw invalid_argument.
 Table from_rows(const std::vector<std::vector<double>>& rows);
