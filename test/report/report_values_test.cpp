@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "print_inputs.hpp"
 #include "report.hpp"
 
 namespace {
@@ -20,14 +21,6 @@ using embed::report::ReportInputs;
 using nlohmann::json;
 
 }  // namespace
-
-namespace embed::report {
-// Readable test names instead of a byte dump.
-void PrintTo(const ReportInputs& in, std::ostream* os) {
-    *os << "vocab " << in.vocab << " dim " << in.dim << " seed " << in.seed << " probe " << in.probe << " k " << in.k
-        << " pick " << in.pick << " factor " << in.stretch_factor << " growth " << in.growth;
-}
-}  // namespace embed::report
 
 namespace {
 
