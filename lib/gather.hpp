@@ -13,6 +13,7 @@ inline void gather_rows(const Table& table, Ids ids, double factor, bool scale, 
     const Index dim = table.cols();
     const double* source = table.data();
     double* target = out.data();
+    prefault_for_writing(target, static_cast<std::size_t>(out.size()) * sizeof(double));
     // Each output row is written by exactly one thread, so the pages of the
     // fresh result are also first touched by both cores at once.
     parallel_for(static_cast<Index>(ids.size()), dim, [&](Index begin, Index end) {

@@ -17,43 +17,53 @@ namespace {
 
 #define EMBED_MULTIVERSION __attribute__((target_clones("avx512f", "avx2", "default")))
 
-// Two rows at a time, each with its own lanes: the order within a row is
-// dot_kernel's, the second chain only hides the adder's latency.
+// Four rows at a time, each with its own lanes: the order within a row is
+// dot_kernel's; the other chains only keep more loads in flight.
 EMBED_MULTIVERSION
 void dot_rows(const double* rows, Index count, Index dim, const double* x, double* out) {
+    constexpr Index kRows = 4;
     Index t = 0;
-    for (; t + 2 <= count; t += 2) {
-        const double* r0 = rows + t * dim;
-        const double* r1 = r0 + dim;
-        Lanes acc0 = {};
-        Lanes acc1 = {};
+    for (; t + kRows <= count; t += kRows) {
+        const double* r = rows + t * dim;
+        Lanes acc[kRows] = {};
         Index i = 0;
         for (; i + kLanes <= dim; i += kLanes) {
             const Lanes h = load_lanes(x + i);
-            acc0 += load_lanes(r0 + i) * h;
-            acc1 += load_lanes(r1 + i) * h;
+            for (Index q = 0; q < kRows; ++q) acc[q] += load_lanes(r + q * dim + i) * h;
         }
-        out[t] = finish_lanes(acc0, r0, x, i, dim);
-        out[t + 1] = finish_lanes(acc1, r1, x, i, dim);
+        for (Index q = 0; q < kRows; ++q) out[t + q] = finish_lanes(acc[q], r + q * dim, x, i, dim);
     }
     for (; t < count; ++t) out[t] = dot_kernel(rows + t * dim, x, dim);
 }
 
+// Two rows at a time, a dot and a square sum each: four chains in flight.
 EMBED_MULTIVERSION
 void dot_and_square_rows(const double* rows, Index count, Index dim, const double* x, double* out,
                          double* squares) {
-    for (Index t = 0; t < count; ++t) {
+    constexpr Index kRows = 2;
+    Index t = 0;
+    for (; t + kRows <= count; t += kRows) {
         const double* r = rows + t * dim;
-        Lanes acc = {};
-        Lanes sq = {};
+        Lanes acc[kRows] = {};
+        Lanes sq[kRows] = {};
         Index i = 0;
         for (; i + kLanes <= dim; i += kLanes) {
-            const Lanes v = load_lanes(r + i);
-            acc += v * load_lanes(x + i);
-            sq += v * v;
+            const Lanes h = load_lanes(x + i);
+            for (Index q = 0; q < kRows; ++q) {
+                const Lanes v = load_lanes(r + q * dim + i);
+                acc[q] += v * h;
+                sq[q] += v * v;
+            }
         }
-        out[t] = finish_lanes(acc, r, x, i, dim);
-        squares[t] = finish_lanes(sq, r, r, i, dim);
+        for (Index q = 0; q < kRows; ++q) {
+            out[t + q] = finish_lanes(acc[q], r + q * dim, x, i, dim);
+            squares[t + q] = finish_lanes(sq[q], r + q * dim, r + q * dim, i, dim);
+        }
+    }
+    for (; t < count; ++t) {
+        const double* r = rows + t * dim;
+        out[t] = dot_kernel(r, x, dim);
+        squares[t] = dot_kernel(r, r, dim);
     }
 }
 
