@@ -17,11 +17,13 @@ namespace {
 
 #define EMBED_MULTIVERSION __attribute__((target_clones("avx512f", "avx2", "default")))
 
-// Four rows at a time, each with its own lanes: the order within a row is
-// dot_kernel's; the other chains only keep more loads in flight.
+// Eight rows at a time, each with its own lanes: the order within a row is
+// dot_kernel's; the other rows only keep more memory streams in flight,
+// which is what lets two cores reach the machine's bandwidth (measured: 4
+// rows and 2 rows stream 15-30 % slower).
 EMBED_MULTIVERSION
 void dot_rows(const double* rows, Index count, Index dim, const double* x, double* out) {
-    constexpr Index kRows = 4;
+    constexpr Index kRows = 8;
     Index t = 0;
     for (; t + kRows <= count; t += kRows) {
         const double* r = rows + t * dim;
@@ -36,11 +38,11 @@ void dot_rows(const double* rows, Index count, Index dim, const double* x, doubl
     for (; t < count; ++t) out[t] = dot_kernel(rows + t * dim, x, dim);
 }
 
-// Two rows at a time, a dot and a square sum each: four chains in flight.
+// Eight rows at a time, a dot and a square sum each, for the same reason.
 EMBED_MULTIVERSION
 void dot_and_square_rows(const double* rows, Index count, Index dim, const double* x, double* out,
                          double* squares) {
-    constexpr Index kRows = 2;
+    constexpr Index kRows = 8;
     Index t = 0;
     for (; t + kRows <= count; t += kRows) {
         const double* r = rows + t * dim;

@@ -3,7 +3,6 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -137,18 +136,17 @@ void prefault_for_writing(void* data, std::size_t bytes) {
     const auto start = reinterpret_cast<std::uintptr_t>(data);
     const std::uintptr_t huge_first = (start + kHugePage - 1) / kHugePage * kHugePage;
     const std::uintptr_t huge_last = (start + bytes) / kHugePage * kHugePage;
-    const char* mode = std::getenv("EMBED_PREFAULT");
-    const bool huge = mode == nullptr || std::strchr(mode, 'h') != nullptr;
-    const bool populate = mode == nullptr || std::strchr(mode, 'p') != nullptr;
-    if (huge && huge_last > huge_first) {
-        madvise(reinterpret_cast<void*>(huge_first), huge_last - huge_first, MADV_HUGEPAGE);
-    }
-    if (!populate) return;
     const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
     const auto address = reinterpret_cast<std::uintptr_t>(data);
     const std::uintptr_t first = (address + page - 1) / page * page;
     const std::uintptr_t last = (address + bytes) / page * page;
     if (last <= first) return;
+    // Memory malloc hands back from its own heap is already mapped: leave it.
+    unsigned char resident = 0;
+    if (mincore(reinterpret_cast<void*>(first), page, &resident) == 0 && (resident & 1U) != 0) return;
+    if (huge_last > huge_first) {
+        madvise(reinterpret_cast<void*>(huge_first), huge_last - huge_first, MADV_HUGEPAGE);
+    }
     const auto pages = static_cast<Index>((last - first) / page);
     parallel_for(pages, static_cast<Index>(page), [&](Index begin, Index end) {
         madvise(reinterpret_cast<void*>(first + static_cast<std::uintptr_t>(begin) * page),
