@@ -325,6 +325,18 @@ def blas_of_process():
     return sorted(found)
 
 
+def blas_threads():
+    """How many threads the mapped BLAS will use: OpenBLAS says so itself; the reference BLAS has one."""
+    import ctypes
+    for path in blas_of_process():
+        if "openblas" in os.path.basename(path):
+            try:
+                return f"OpenBLAS threads {ctypes.CDLL(path).openblas_get_num_threads()}"
+            except (OSError, AttributeError):
+                return "OpenBLAS threads unknown"
+    return "reference BLAS, 1 thread"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bench", default="build/tools/bench/embed_bench", help="path of embed_bench")
@@ -350,7 +362,7 @@ def main():
     blas_info = re.search(r"BLAS_INFO=([^,]+)", config)
     capability = re.search(r"CPU capability usage: (\S+)", config)
     print(f"numpy {np.__version__}: BLAS libraries mapped: {', '.join(blas_of_process()) or 'none'}; "
-          f"numpy's own threads: 1 (reference BLAS is single-threaded unless the mapped library is OpenBLAS/MKL)",
+          f"{blas_threads()}",
           flush=True)
     print(f"torch {torch.__version__}: BLAS_INFO={blas_info.group(1) if blas_info else '?'}, "
           f"intra-op threads {torch.get_num_threads()}, CPU capability {capability.group(1) if capability else '?'}",
