@@ -44,6 +44,22 @@ TEST(PythonRandom, FillRandomContinuesTheSameSequenceAsRandom) {
     EXPECT_EQ(filled.random(), one_by_one.random());
 }
 
+TEST(PythonRandom, FillWithOffsetEqualsRandomPlusOffsetFromAnyStreamPosition) {
+    // Whole-state filling only starts on a state boundary; lone next_u32 calls
+    // before it shift the stream to even, odd and end-of-state positions.
+    for (const int skipped : {0, 1, 2, 623, 624}) {
+        embed::PythonRandom one_by_one(20260917);
+        embed::PythonRandom filled(20260917);
+        for (int i = 0; i < skipped; ++i) ASSERT_EQ(filled.next_u32(), one_by_one.next_u32());
+        std::vector<double> want(3 * 312 + 5);
+        for (double& value : want) value = one_by_one.random() + -0.5;
+        std::vector<double> got(want.size());
+        filled.fill_random(got, -0.5);
+        EXPECT_EQ(got, want) << "after " << skipped << " lone words";
+        EXPECT_EQ(filled.random(), one_by_one.random()) << "after " << skipped << " lone words";
+    }
+}
+
 class PythonRandomVsCPython : public testing::TestWithParam<std::uint64_t> {
 protected:
     // Asks CPython for random.Random(seed) output; `body` prints with r bound to a fresh generator.
