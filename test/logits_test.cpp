@@ -169,4 +169,28 @@ TEST(BatchedLogits, NoHiddenRowsGiveZeroByV) {
     EXPECT_EQ(embed::shape(embed::logits(table, Table(0, 4))), (Shape{0, 10}));
 }
 
+// Every entry of the batched form is the single form's sum, bit for bit, at
+// every edge of the kernel's blocks: widths around whole blocks of 8 lanes,
+// hidden row counts around the block height, vocabularies that leave a
+// remainder of table rows in each thread's share.
+TEST(BatchedLogits, RowsEqualOneLogitsCallPerRowExactlyAtEveryBlockEdge) {
+    for (const Index dim : {1, 7, 8, 9, 63, 64, 65, 768 + 3}) {
+        for (const Index vocab : {1, 5, 513}) {
+            const Table table = embed::make_table(vocab, dim, 11);
+            for (const Index n : {1, 3, 4, 5, 64, 67}) {
+                const Table hidden_rows = embed::make_table(n, dim, 12);
+                const Table batched = embed::logits(table, hidden_rows);
+                ASSERT_EQ(embed::shape(batched), (Shape{n, vocab}));
+                for (Index i = 0; i < n; ++i) {
+                    const Vector single = embed::logits(table, Vector(hidden_rows.row(i).transpose()));
+                    for (Index t = 0; t < vocab; ++t) {
+                        ASSERT_EQ(batched(i, t), single[t])
+                            << "dim " << dim << ", vocab " << vocab << ", n " << n << ", row " << i << ", token " << t;
+                    }
+                }
+            }
+        }
+    }
+}
+
 }  // namespace
