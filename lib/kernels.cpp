@@ -73,15 +73,18 @@ void dot_and_square_rows(const double* rows, Index count, Index dim, const doubl
 
 namespace {
 
-// One P x Q block of dot products: a rows p against b rows q, each pair with
-// its own lanes in dot_kernel's order. Every b row loaded is used against P a
-// rows and every a row against Q b rows, so the arithmetic, not the loads,
-// sets the pace.
+// One P x Q block over `length` values (a multiple of 8) from a0 and b0, rows
+// dim apart: the lane sums so far come from acc_io (or start at zero) and go
+// back there. Storing a lane sum and reloading it is exact, so cutting d into
+// tiles keeps dot_kernel's order.
 template <Index P, Index Q>
-[[gnu::always_inline]] inline void dot_block(const double* a0, const double* b0, Index dim, Index whole, double* out,
-                                             Index out_stride) {
-    Lanes acc[P][Q] = {};
-    for (Index c = 0; c < whole; c += kLanes) {
+[[gnu::always_inline]] inline void dot_block_tile(const double* a0, const double* b0, Index dim, Index length,
+                                                  bool from_zero, Lanes* acc_io) {
+    Lanes acc[P][Q];
+    for (Index p = 0; p < P; ++p) {
+        for (Index q = 0; q < Q; ++q) acc[p][q] = from_zero ? Lanes{} : acc_io[p * Q + q];
+    }
+    for (Index c = 0; c < length; c += kLanes) {
         Lanes bv[Q];
         for (Index q = 0; q < Q; ++q) bv[q] = load_lanes(b0 + q * dim + c);
         for (Index p = 0; p < P; ++p) {
@@ -90,8 +93,22 @@ template <Index P, Index Q>
         }
     }
     for (Index p = 0; p < P; ++p) {
+        for (Index q = 0; q < Q; ++q) acc_io[p * Q + q] = acc[p][q];
+    }
+}
+
+// One P x Q block of dot products: a rows p against b rows q, each pair with
+// its own lanes in dot_kernel's order. Every b row loaded is used against P a
+// rows and every a row against Q b rows, so the arithmetic, not the loads,
+// sets the pace.
+template <Index P, Index Q>
+[[gnu::always_inline]] inline void dot_block(const double* a0, const double* b0, Index dim, Index whole, double* out,
+                                             Index out_stride) {
+    Lanes acc[P * Q];
+    dot_block_tile<P, Q>(a0, b0, dim, whole, true, acc);
+    for (Index p = 0; p < P; ++p) {
         for (Index q = 0; q < Q; ++q) {
-            out[p * out_stride + q] = finish_lanes(acc[p][q], a0 + p * dim, b0 + q * dim, whole, dim);
+            out[p * out_stride + q] = finish_lanes(acc[p * Q + q], a0 + p * dim, b0 + q * dim, whole, dim);
         }
     }
 }
@@ -114,30 +131,6 @@ template <Index P, Index Q>
         Index i = 0;
         for (; i + P <= n; i += P) dot_block<P, 1>(a + i * dim, b0, dim, whole, out + i * out_stride + t, out_stride);
         for (; i < n; ++i) out[i * out_stride + t] = dot_kernel(a + i * dim, b0, dim);
-    }
-}
-
-// One P x Q block over `length` values (a multiple of 8) from a0 and b0, rows
-// dim apart: the lane sums so far come from acc_io (or start at zero) and go
-// back there. Storing a lane sum and reloading it is exact, so cutting d into
-// tiles keeps dot_kernel's order.
-template <Index P, Index Q>
-[[gnu::always_inline]] inline void dot_block_tile(const double* a0, const double* b0, Index dim, Index length,
-                                                  bool from_zero, Lanes* acc_io) {
-    Lanes acc[P][Q];
-    for (Index p = 0; p < P; ++p) {
-        for (Index q = 0; q < Q; ++q) acc[p][q] = from_zero ? Lanes{} : acc_io[p * Q + q];
-    }
-    for (Index c = 0; c < length; c += kLanes) {
-        Lanes bv[Q];
-        for (Index q = 0; q < Q; ++q) bv[q] = load_lanes(b0 + q * dim + c);
-        for (Index p = 0; p < P; ++p) {
-            const Lanes av = load_lanes(a0 + p * dim + c);
-            for (Index q = 0; q < Q; ++q) acc[p][q] += av * bv[q];
-        }
-    }
-    for (Index p = 0; p < P; ++p) {
-        for (Index q = 0; q < Q; ++q) acc_io[p * Q + q] = acc[p][q];
     }
 }
 
