@@ -1,7 +1,5 @@
 #include "embed/lookup.hpp"
 
-#include <cstring>
-
 #include "checks.hpp"
 #include "gather.hpp"
 
@@ -14,7 +12,7 @@ void check_ids(Ids ids, Index vocab) {
 Table lookup(const Table& table, Ids ids) {
     check_ids(ids, table.rows());
     Table rows(static_cast<Index>(ids.size()), table.cols());
-    detail::gather_rows(table, ids, 1.0, false, rows);
+    detail::gather_rows(table, ids, 1.0, rows);
     return rows;
 }
 

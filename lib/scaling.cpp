@@ -35,7 +35,7 @@ Table scaled_lookup(const Table& table, Ids ids, Index dim) {
     check_ids(ids, table.rows());
     // Gather and scale in one pass: the same products as lookup(...) * sqrt(dim), without the temporary.
     Table rows(static_cast<Index>(ids.size()), table.cols());
-    detail::gather_rows(table, ids, std::sqrt(static_cast<double>(dim)), true, rows);
+    detail::gather_rows(table, ids, std::sqrt(static_cast<double>(dim)), rows);
     return rows;
 }
 
