@@ -4,7 +4,10 @@
 // so two equal rows always get bit-identical scores (Eigen's own dot peels to
 // alignment, which would let duplicated rows at different addresses
 // tie-break wrongly). The order: 8 lane sums over whole blocks of 8, the tail
-// into lanes 0, 1, ..., then the lanes pairwise. The lanes are one 8-double
+// into lanes 0, 1, ..., then the lanes pairwise; put another way, lane j adds
+// the products of values j, j + 8, j + 16, ... in turn, so a loop may start
+// anywhere (dot_rows starts at a cache-line boundary) as long as each lane
+// gets its values in that order. The lanes are one 8-double
 // vector, which the compiler maps to 4 SSE, 2 AVX or 1 AVX-512 register;
 // with -ffp-contract=off every lane does a rounded multiply then a rounded
 // add, so every instruction set gives the same bits.
@@ -21,12 +24,17 @@ inline constexpr Index kLanes = 8;
 /// Eight doubles as one value; element j is lane j.
 typedef double Lanes __attribute__((vector_size(kLanes * sizeof(double))));
 
+/// lane is (8), returns the lanes added pairwise: the last step of every dot product.
+inline double sum_lanes_pairwise(const double* lane) {
+    return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+}
+
 /// Ends a dot product: the tail of a and b (n - i values from i) into lanes 0, 1, ..., then the lanes pairwise.
 inline double finish_lanes(const Lanes& acc, const double* a, const double* b, Index i, Index n) {
     double lane[kLanes];
     std::memcpy(lane, &acc, sizeof lane);
     for (Index j = 0; i < n; ++i, ++j) lane[j] += a[i] * b[i];
-    return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+    return sum_lanes_pairwise(lane);
 }
 
 /// a and b are (n), returns sum a[i] * b[i] in the fixed order above.

@@ -9,6 +9,7 @@
 #include <embed/table.hpp>
 
 #include "all_close.hpp"
+#include "documented_order.hpp"
 
 namespace {
 
@@ -167,6 +168,21 @@ TEST(BatchedLogits, TakesAMatrixExpressionAsHiddenRows) {
 TEST(BatchedLogits, NoHiddenRowsGiveZeroByV) {
     const Table table = embed::make_table(10, 4, 1);
     EXPECT_EQ(embed::shape(embed::logits(table, Table(0, 4))), (Shape{0, 10}));
+}
+
+// Each score is the documented sum bit for bit, wherever its row starts: odd
+// widths put the rows at every offset from a 64-byte line, and widths past 16
+// take the kernel's whole-line loop with the lanes rotated.
+TEST(Logits, EveryScoreIsTheDocumentedSumWhereverItsRowStarts) {
+    for (const Index dim : {1, 7, 8, 9, 15, 16, 17, 23, 64, 67, 771}) {
+        const Table table = embed::make_table(24, dim, 9);
+        const Vector hidden = some_hidden(dim);
+        const Vector scores = embed::logits(table, hidden);
+        for (Index t = 0; t < table.rows(); ++t) {
+            ASSERT_EQ(scores[t], embed_test::dot_in_documented_order(table.row(t).data(), hidden.data(), dim))
+                << "dim " << dim << ", token " << t;
+        }
+    }
 }
 
 // Every entry of the batched form is the single form's sum, bit for bit, at

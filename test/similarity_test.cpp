@@ -13,6 +13,7 @@
 #include <embed/table.hpp>
 
 #include "all_close.hpp"
+#include "documented_order.hpp"
 
 namespace {
 
@@ -199,6 +200,27 @@ TEST_P(NearestByScore, RankNeighboursReportsTheScoresItRankedBy) {
     for (std::size_t i = 0; i < got.size(); ++i) {
         EXPECT_EQ(got[i].id, want[i].id) << "place " << i;
         EXPECT_NEAR(got[i].score, want[i].score, 1e-12) << "place " << i;
+    }
+}
+
+// Every score a ranking reports is built from the documented sums bit for bit,
+// wherever the rows start (odd widths give every offset from a 64-byte line):
+// the dot itself, or the dot over the two norms, each norm the square root of
+// a row's documented sum with itself.
+TEST_P(NearestByScore, ScoresAreTheDocumentedSumsWhereverTheRowsStart) {
+    using embed_test::dot_in_documented_order;
+    for (const Index dim : {Index{9}, Index{17}, Index{23}, Index{67}, Index{771}}) {
+        const Table table = embed::make_table(30, dim, 21);
+        const Index query = 5;
+        const double* q = table.row(query).data();
+        for (const Neighbour& n : embed::rank_neighbours(table, query, 29, GetParam())) {
+            const double* r = table.row(n.id).data();
+            double want = dot_in_documented_order(q, r, dim);
+            if (GetParam() == Score::cosine) {
+                want /= std::sqrt(dot_in_documented_order(q, q, dim)) * std::sqrt(dot_in_documented_order(r, r, dim));
+            }
+            ASSERT_EQ(n.score, want) << "dim " << dim << ", token " << n.id;
+        }
     }
 }
 
