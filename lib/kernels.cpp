@@ -24,6 +24,19 @@ namespace {
 
 inline constexpr std::uintptr_t kLineBytes = 64;
 
+// Asks for the line kPrefetchBytes past p, for the next rows of a table read
+// start to end. The hardware prefetchers alone left a logits pass at about 80 %
+// of the machine's read bandwidth; this request, one per line read, brought it
+// to about 90 % (measured on this VM, 1 GiB table, two cores: 20-21 ms against
+// 17-18 ms; 2, 4 and 8 KiB ahead were alike). The address is computed as an
+// integer because it may lie past the table's end, where prefetching is
+// harmless but pointer arithmetic is not allowed.
+inline constexpr std::uintptr_t kPrefetchBytes = 4096;
+
+[[gnu::always_inline]] inline void prefetch_ahead(const double* p) {
+    __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(p) + kPrefetchBytes), 0, 0);
+}
+
 /// A row's dot with x and, if asked, with itself.
 struct RowSums {
     double dot;
@@ -60,6 +73,7 @@ template <bool kSquares>
         squares_rotated[p] = squares[(head + p) % kLanes];
     }
     for (; i + kLanes <= dim; i += kLanes) {
+        prefetch_ahead(r + i);
         const Lanes v = load_lanes(r + i);
         dot_rotated += v * load_lanes(x + i);
         if constexpr (kSquares) squares_rotated += v * v;
