@@ -18,7 +18,17 @@ namespace {
 
 }  // namespace
 
+// The row loops are compiled once per instruction set and picked at load
+// time. A build that defines EMBED_KERNELS_ONE_TARGET compiles them for the
+// compiler flags' instruction set only: the tests build this file that way
+// for the baseline, AVX2 and AVX-512, to check that each gives the same bits.
+#if defined(EMBED_KERNELS_ONE_TARGET)
+#define EMBED_MULTIVERSION
+#define EMBED_MULTIVERSION_NARROW
+#else
 #define EMBED_MULTIVERSION __attribute__((target_clones("avx512f", "avx2", "default")))
+#define EMBED_MULTIVERSION_NARROW __attribute__((target_clones("avx2", "default")))
+#endif
 
 namespace {
 
@@ -228,16 +238,21 @@ __attribute__((target("avx512f"))) void dot_all_pairs_avx512(const double* a, In
     dot_all_pairs_tiled<4, 6>(a, n, b, m, dim, out, out_stride);
 }
 
-__attribute__((target_clones("avx2", "default"))) void dot_all_pairs_narrow(const double* a, Index n, const double* b,
-                                                                            Index m, Index dim, double* out,
-                                                                            Index out_stride) {
+EMBED_MULTIVERSION_NARROW void dot_all_pairs_narrow(const double* a, Index n, const double* b, Index m, Index dim,
+                                                    double* out, Index out_stride) {
     dot_all_pairs_by<4, 4>(a, n, b, m, dim, out, out_stride);
 }
 
 }  // namespace
 
 void dot_all_pairs(const double* a, Index n, const double* b, Index m, Index dim, double* out, Index out_stride) {
+#if !defined(EMBED_KERNELS_ONE_TARGET)
     static const bool avx512 = __builtin_cpu_supports("avx512f");
+#elif defined(__AVX512F__)
+    constexpr bool avx512 = true;
+#else
+    constexpr bool avx512 = false;
+#endif
     if (avx512) {
         dot_all_pairs_avx512(a, n, b, m, dim, out, out_stride);
     } else {
@@ -246,5 +261,6 @@ void dot_all_pairs(const double* a, Index n, const double* b, Index m, Index dim
 }
 
 #undef EMBED_MULTIVERSION
+#undef EMBED_MULTIVERSION_NARROW
 
 }  // namespace embed::detail

@@ -1,0 +1,104 @@
+// The row kernels, compiled for one instruction set only (this file is built
+// three times, with lib/kernels.cpp, for the baseline, AVX2 and AVX-512; see
+// CMakeLists.txt), give the documented order's bits. So every instruction set
+// gives the same scores, wherever the rows start in memory.
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "documented_order.hpp"
+#include "kernels.hpp"
+
+namespace {
+
+using embed::Index;
+using embed_test::dot_in_documented_order;
+
+// Skips the suite on a machine that cannot run the instruction set this binary was built for.
+class KernelsOnOneInstructionSet : public testing::Test {
+protected:
+    void SetUp() override {
+        if (!__builtin_cpu_supports(EMBED_TEST_ISA)) GTEST_SKIP() << "this CPU lacks " << EMBED_TEST_ISA;
+    }
+};
+
+// count values in [-1, 1) from a fixed seed, with exact zeros and a -0.0 mixed in.
+std::vector<double> some_values(std::size_t count, unsigned seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+    std::vector<double> values(count);
+    for (double& v : values) v = uniform(rng);
+    for (std::size_t i = 0; i < count; i += 13) values[i] = 0.0;
+    if (count > 5) values[5] = -0.0;
+    return values;
+}
+
+// The widths cross whole blocks of 8, whole cache lines and the AVX-512 GEMM's tiles of 512 values.
+const Index kWidths[] = {1, 3, 7, 8, 9, 15, 16, 17, 23, 64, 67, 513, 771, 1030};
+
+// Every start from 0 to 7 doubles past the allocation, so each row starts at
+// every offset from a 64-byte line even when the width is a multiple of 8.
+TEST_F(KernelsOnOneInstructionSet, DotRowsIsTheDocumentedSumAtEveryStart) {
+    for (const Index dim : kWidths) {
+        for (Index start = 0; start < 8; ++start) {
+            const Index count = 11;
+            const std::vector<double> buffer = some_values(static_cast<std::size_t>(start + count * dim), 3);
+            const double* rows = buffer.data() + start;
+            const std::vector<double> x = some_values(static_cast<std::size_t>(dim), 4);
+            std::vector<double> dots(static_cast<std::size_t>(count));
+            std::vector<double> dots_too(static_cast<std::size_t>(count));
+            std::vector<double> squares(static_cast<std::size_t>(count));
+            embed::detail::dot_rows(rows, count, dim, x.data(), dots.data());
+            embed::detail::dot_and_square_rows(rows, count, dim, x.data(), dots_too.data(), squares.data());
+            for (Index t = 0; t < count; ++t) {
+                const double* row = rows + t * dim;
+                const auto k = static_cast<std::size_t>(t);
+                ASSERT_EQ(dots[k], dot_in_documented_order(row, x.data(), dim)) << "d " << dim << " start " << start;
+                ASSERT_EQ(dots_too[k], dots[k]) << "d " << dim << " start " << start;
+                ASSERT_EQ(squares[k], dot_in_documented_order(row, row, dim)) << "d " << dim << " start " << start;
+            }
+        }
+    }
+}
+
+TEST_F(KernelsOnOneInstructionSet, DotKernelIsTheDocumentedSum) {
+    for (const Index dim : kWidths) {
+        const std::vector<double> a = some_values(static_cast<std::size_t>(dim) + 1, 5);
+        const std::vector<double> b = some_values(static_cast<std::size_t>(dim) + 1, 6);
+        // From the allocation and one double past it: the order must not depend on alignment.
+        for (const Index start : {0, 1}) {
+            ASSERT_EQ(embed::detail::dot_kernel(a.data() + start, b.data(), dim),
+                      dot_in_documented_order(a.data() + start, b.data(), dim))
+                << "d " << dim << " start " << start;
+        }
+    }
+}
+
+// Counts of a rows and b rows around every block edge of both GEMM kernels
+// (4 x 6 on AVX-512, 4 x 4 elsewhere), written into a wider output.
+TEST_F(KernelsOnOneInstructionSet, AllPairsAreTheDocumentedSums) {
+    for (const Index dim : kWidths) {
+        for (const Index n : {1, 4, 5, 9}) {
+            for (const Index m : {1, 6, 7, 13}) {
+                const std::vector<double> a = some_values(static_cast<std::size_t>(n * dim), 7);
+                const std::vector<double> b = some_values(static_cast<std::size_t>(m * dim), 8);
+                const Index stride = m + 2;
+                std::vector<double> out(static_cast<std::size_t>(n * stride), -7.0);
+                embed::detail::dot_all_pairs(a.data(), n, b.data(), m, dim, out.data(), stride);
+                for (Index i = 0; i < n; ++i) {
+                    for (Index t = 0; t < m; ++t) {
+                        ASSERT_EQ(out[static_cast<std::size_t>(i * stride + t)],
+                                  dot_in_documented_order(a.data() + i * dim, b.data() + t * dim, dim))
+                            << "d " << dim << " n " << n << " m " << m << " pair " << i << ", " << t;
+                    }
+                    // The columns past m are the caller's and stay as they were.
+                    ASSERT_EQ(out[static_cast<std::size_t>(i * stride + m)], -7.0);
+                }
+            }
+        }
+    }
+}
+
+}  // namespace
