@@ -29,8 +29,18 @@ inline double sum_lanes_pairwise(const double* lane) {
     return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
 }
 
+/// The same additions as sum_lanes_pairwise, done on the whole vector: adjacent lanes, then pairs of pairs.
+/// The GEMM ends one dot product per output, where the scalar form cost about a tenth of the time.
+inline double sum_lanes(const Lanes& acc) {
+    typedef long long LaneIndex __attribute__((vector_size(kLanes * sizeof(long long))));
+    const Lanes pairs = acc + __builtin_shuffle(acc, LaneIndex{1, 0, 3, 2, 5, 4, 7, 6});  // lane 2k: 2k + (2k + 1)
+    const Lanes quads = pairs + __builtin_shuffle(pairs, LaneIndex{2, 3, 0, 1, 6, 7, 4, 5});  // lanes 0 and 4
+    return quads[0] + quads[4];
+}
+
 /// Ends a dot product: the tail of a and b (n - i values from i) into lanes 0, 1, ..., then the lanes pairwise.
 inline double finish_lanes(const Lanes& acc, const double* a, const double* b, Index i, Index n) {
+    if (i == n) return sum_lanes(acc);
     double lane[kLanes];
     std::memcpy(lane, &acc, sizeof lane);
     for (Index j = 0; i < n; ++i, ++j) lane[j] += a[i] * b[i];
