@@ -110,6 +110,21 @@ TEST(Dot, TableColumnsBindToo) {
     EXPECT_NEAR(embed::dot(table.col(0), table.col(2)), want, 1e-14);
 }
 
+// dot and norm use the documented order too, bit for bit, for rows starting
+// at every offset an odd width gives and widths around whole blocks of 8.
+TEST(Dot, AndNormAreTheDocumentedSumsWhereverTheRowsStart) {
+    using embed_test::dot_in_documented_order;
+    for (const Index dim : {Index{1}, Index{7}, Index{8}, Index{9}, Index{17}, Index{67}, Index{771}}) {
+        const Table table = embed::make_table(10, dim, 23);
+        for (Index r = 0; r + 1 < table.rows(); ++r) {
+            const double* a = table.row(r).data();
+            const double* b = table.row(r + 1).data();
+            ASSERT_EQ(embed::dot(table.row(r), table.row(r + 1)), dot_in_documented_order(a, b, dim)) << dim;
+            ASSERT_EQ(embed::norm(table.row(r)), std::sqrt(dot_in_documented_order(a, a, dim))) << dim;
+        }
+    }
+}
+
 TEST(Dot, RejectsVectorsOfDifferentLengthsNamingThem) {
     EXPECT_THAT([] { embed::dot(Vector::Ones(3), Vector::Ones(4)); },
                 ThrowsMessage<std::invalid_argument>(AllOf(HasSubstr("3"), HasSubstr("4"))));
