@@ -2,6 +2,7 @@
 // Argument checks shared by the library. Every message names the offending
 // value and what was allowed, and every check runs before any output is made.
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -30,6 +31,19 @@ inline void require_same_length(Index got, Index expected, const char* what) {
     if (got != expected) {
         throw std::invalid_argument(std::string(what) + " has length " + std::to_string(got) +
                                     ", expected " + std::to_string(expected));
+    }
+}
+
+/// Throws invalid_argument if out's entries and the table's share memory: a gather into its own table
+/// would read rows it has already overwritten. out may be strided (a block of a larger matrix).
+inline void require_apart(const Eigen::Ref<Table>& out, const Table& table, const char* what) {
+    if (out.size() == 0 || table.size() == 0) return;
+    const auto out_first = reinterpret_cast<std::uintptr_t>(out.data());
+    const auto out_end = reinterpret_cast<std::uintptr_t>(out.data() + (out.rows() - 1) * out.outerStride() + out.cols());
+    const auto table_first = reinterpret_cast<std::uintptr_t>(table.data());
+    const auto table_end = reinterpret_cast<std::uintptr_t>(table.data() + table.size());
+    if (out_first < table_end && table_first < out_end) {
+        throw std::invalid_argument(std::string(what) + " overlaps the table it reads; pass a separate matrix");
     }
 }
 

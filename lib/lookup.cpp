@@ -16,4 +16,13 @@ Table lookup(const Table& table, Ids ids) {
     return rows;
 }
 
+void lookup_into(const Table& table, Ids ids, Eigen::Ref<Table> out) {
+    check_ids(ids, table.rows());
+    detail::require_same_length(out.rows(), static_cast<Index>(ids.size()),
+                                "lookup output rows (must equal the number of ids)");
+    detail::require_same_length(out.cols(), table.cols(), "lookup output columns (must equal the table's width d)");
+    detail::require_apart(out, table, "lookup output");
+    detail::gather_rows(table, ids, 1.0, out);
+}
+
 }  // namespace embed

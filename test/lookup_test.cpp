@@ -107,6 +107,73 @@ TEST(Lookup, OneBadIdAmongGoodOnesChangesNothingAndReturnsNothing) {
     EXPECT_TRUE(AllClose(table, before, 0.0));
 }
 
+// lookup_into fills a caller's matrix with the same rows, or throws before writing anything.
+
+TEST_P(LookupShapes, IntoWritesTheSameRowsAsAnExplicitLoop) {
+    const auto [vocab, dim] = GetParam();
+    const Table table = embed::make_table(vocab, dim, 5);
+    std::vector<Index> ids;
+    for (Index t = vocab - 1; t >= 0; --t) ids.push_back(t);
+    ids.push_back(0);
+    Table out = Table::Constant(static_cast<Index>(ids.size()), dim, -7.0);
+    embed::lookup_into(table, ids, out);
+    EXPECT_TRUE(AllClose(out, gather_by_loop(table, ids), 0.0));
+}
+
+TEST(LookupInto, FillsABlockOfALargerMatrixAndLeavesTheRestAlone) {
+    const Table table = embed::make_table(20, 5, 3);
+    const std::vector<Index> ids{19, 0, 7};
+    Table big = Table::Constant(6, 9, -7.0);
+    embed::lookup_into(table, ids, big.block(2, 3, 3, 5));  // rows 9 apart
+    const Table want_rows = gather_by_loop(table, ids);
+    for (Index r = 0; r < big.rows(); ++r) {
+        for (Index c = 0; c < big.cols(); ++c) {
+            const bool inside = r >= 2 && r < 5 && c >= 3 && c < 8;
+            EXPECT_EQ(big(r, c), inside ? want_rows(r - 2, c - 3) : -7.0) << r << ", " << c;
+        }
+    }
+}
+
+TEST(LookupInto, NoIdsIntoZeroRowsIsFine) {
+    const Table table = embed::make_table(6, 4, 11);
+    Table out(0, 4);
+    EXPECT_NO_THROW(embed::lookup_into(table, std::vector<Index>{}, out));
+}
+
+TEST(LookupInto, RejectsAWrongShapeNamingBothSizesAndWritesNothing) {
+    const Table table = embed::make_table(10, 3, 1);
+    const std::vector<Index> ids{1, 2};
+    Table too_many_rows = Table::Constant(3, 3, -9.0);
+    EXPECT_THAT([&] { embed::lookup_into(table, ids, too_many_rows); },
+                ThrowsMessage<std::invalid_argument>(AllOf(HasSubstr("rows"), HasSubstr("3"), HasSubstr("2"))));
+    EXPECT_TRUE(AllClose(too_many_rows, Table::Constant(3, 3, -9.0), 0.0));
+    Table too_narrow = Table::Constant(2, 4, -9.0);
+    EXPECT_THAT([&] { embed::lookup_into(table, ids, too_narrow); },
+                ThrowsMessage<std::invalid_argument>(AllOf(HasSubstr("columns"), HasSubstr("4"), HasSubstr("3"))));
+    EXPECT_TRUE(AllClose(too_narrow, Table::Constant(2, 4, -9.0), 0.0));
+}
+
+TEST(LookupInto, OneBadIdAmongGoodOnesWritesNothing) {
+    const Table table = embed::make_table(10, 3, 1);
+    const std::vector<Index> ids{0, 1, Index{1} << 40, 2};
+    Table out = Table::Constant(4, 3, -9.0);
+    EXPECT_THAT([&] { embed::lookup_into(table, ids, out); },
+                ThrowsMessage<std::out_of_range>(AllOf(HasSubstr("1099511627776"), HasSubstr("[0, 10)"))));
+    EXPECT_TRUE(AllClose(out, Table::Constant(4, 3, -9.0), 0.0));
+}
+
+// Gathering into the table being read would copy rows it has already overwritten.
+TEST(LookupInto, RejectsAnOutputInsideTheTableAndChangesNothing) {
+    Table table = embed::make_table(10, 3, 1);
+    const Table before = table;
+    const std::vector<Index> ids{9, 8};
+    EXPECT_THAT([&] { embed::lookup_into(table, ids, table.topRows(2)); },
+                ThrowsMessage<std::invalid_argument>(HasSubstr("overlaps")));
+    EXPECT_THAT([&] { embed::lookup_into(table, ids, table.block(8, 0, 2, 3)); },
+                ThrowsMessage<std::invalid_argument>(HasSubstr("overlaps")));
+    EXPECT_TRUE(AllClose(table, before, 0.0));
+}
+
 TEST(CheckIds, AcceptsIdsInsideTheVocabulary) {
     const std::vector<Index> ids{0, 5, 9};
     EXPECT_NO_THROW(embed::check_ids(ids, 10));

@@ -3,12 +3,14 @@
 // compiled into it), so Eigen aborts on any heap allocation while the guard
 // is off; the death test shows the guard is live, so the checks are not vacuous.
 #include <cmath>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include <Eigen/Core>
 
 #include <embed/logits.hpp>
+#include <embed/lookup.hpp>
 #include <embed/scaling.hpp>
 #include <embed/similarity.hpp>
 #include <embed/table.hpp>
@@ -61,6 +63,17 @@ TEST(NoMalloc, LogitsIntoAllocatesNoMatrix) {
         embed::logits_into(table, hidden, out);
     }
     EXPECT_TRUE(AllClose(out, logits_by_loop(table, hidden), 1e-13));
+}
+
+TEST(NoMalloc, LookupIntoAllocatesNoMatrix) {
+    const Table table = embed::make_table(embed::VOCAB, embed::DIM, embed::SEED);
+    const std::vector<Index> ids{137, 4, 511, 0};
+    Table out(4, embed::DIM);
+    {
+        NoEigenMalloc guard;
+        embed::lookup_into(table, ids, out);
+    }
+    for (Index i = 0; i < 4; ++i) EXPECT_TRUE(AllClose(out.row(i), table.row(ids[static_cast<std::size_t>(i)]), 0.0));
 }
 
 TEST(NoMalloc, TableRowsBindToTheVectorFunctionsWithoutACopy) {

@@ -102,6 +102,18 @@ void register_shape(const Shape& s) {
         state.SetBytesProcessed(state.iterations() * 2 * kLookupIds * s.dim * 8);
     });
 
+    // The same gather into one result reused across calls: the copy without the fresh memory.
+    add("lookup_into", [s](benchmark::State& state) {
+        const embed::Table& t = table_for(s);
+        const auto ids = random_ids(kLookupIds, s.vocab);
+        embed::Table out = embed::lookup(t, ids);
+        for (auto _ : state) {
+            embed::lookup_into(t, ids, out);
+            benchmark::ClobberMemory();
+        }
+        state.SetBytesProcessed(state.iterations() * 2 * kLookupIds * s.dim * 8);
+    });
+
     if (s.vocab * s.dim <= 512 * 64) {
         add("lookup_via_one_hot", [s](benchmark::State& state) {
             const embed::Table& t = table_for(s);
