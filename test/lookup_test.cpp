@@ -30,16 +30,21 @@ Table gather_by_loop(const Table& table, const std::vector<Index>& ids) {
     return rows;
 }
 
+// Every id of a vocabulary once, backwards, then the first and last again.
+std::vector<Index> every_id_backwards_and_the_ends(Index vocab) {
+    std::vector<Index> ids;
+    for (Index t = vocab - 1; t >= 0; --t) ids.push_back(t);
+    ids.push_back(0);
+    ids.push_back(vocab - 1);
+    return ids;
+}
+
 class LookupShapes : public testing::TestWithParam<Shape> {};
 
 TEST_P(LookupShapes, GathersTheSameRowsAsAnExplicitLoop) {
     const auto [vocab, dim] = GetParam();
     const Table table = embed::make_table(vocab, dim, 5);
-    // Every id once, backwards, then the first and last again.
-    std::vector<Index> ids;
-    for (Index t = vocab - 1; t >= 0; --t) ids.push_back(t);
-    ids.push_back(0);
-    ids.push_back(vocab - 1);
+    const std::vector<Index> ids = every_id_backwards_and_the_ends(vocab);
     EXPECT_TRUE(AllClose(embed::lookup(table, ids), gather_by_loop(table, ids), 0.0));
 }
 
@@ -112,9 +117,7 @@ TEST(Lookup, OneBadIdAmongGoodOnesChangesNothingAndReturnsNothing) {
 TEST_P(LookupShapes, IntoWritesTheSameRowsAsAnExplicitLoop) {
     const auto [vocab, dim] = GetParam();
     const Table table = embed::make_table(vocab, dim, 5);
-    std::vector<Index> ids;
-    for (Index t = vocab - 1; t >= 0; --t) ids.push_back(t);
-    ids.push_back(0);
+    const std::vector<Index> ids = every_id_backwards_and_the_ends(vocab);
     Table out = Table::Constant(static_cast<Index>(ids.size()), dim, -7.0);
     embed::lookup_into(table, ids, out);
     EXPECT_TRUE(AllClose(out, gather_by_loop(table, ids), 0.0));
