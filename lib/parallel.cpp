@@ -133,11 +133,10 @@ void prefault_for_writing(void* data, std::size_t bytes) {
     constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE, absent from older headers
     if (bytes < kMinBytes) return;
     constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
-    const auto start = reinterpret_cast<std::uintptr_t>(data);
-    const std::uintptr_t huge_first = (start + kHugePage - 1) / kHugePage * kHugePage;
-    const std::uintptr_t huge_last = (start + bytes) / kHugePage * kHugePage;
-    const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
     const auto address = reinterpret_cast<std::uintptr_t>(data);
+    const std::uintptr_t huge_first = (address + kHugePage - 1) / kHugePage * kHugePage;
+    const std::uintptr_t huge_last = (address + bytes) / kHugePage * kHugePage;
+    const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
     const std::uintptr_t first = (address + page - 1) / page * page;
     const std::uintptr_t last = (address + bytes) / page * page;
     if (last <= first) return;
