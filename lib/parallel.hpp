@@ -1,7 +1,8 @@
 #pragma once
 // Splitting a loop over rows between the machine's cores. Work is cut into
-// contiguous chunks, one per thread, and every row is computed by the same
-// code whichever thread runs it, so results never depend on the thread count.
+// contiguous pieces, a few per thread, which the threads claim in turn, and
+// every row is computed by the same code whichever thread runs it, so results
+// never depend on the thread count or on which thread was faster.
 // The helper threads are started once and reused: a call allocates nothing
 // and pays a wake-up, not a thread start.
 
@@ -19,29 +20,52 @@ int worker_count();
 /// A chunk of work: body(context, begin, end) over rows [begin, end). It must not throw.
 using ChunkFunction = void (*)(void* context, Index begin, Index end);
 
-/// Runs body over `threads` contiguous chunks of [0, n) at once, the caller taking the first; if the
-/// helpers are busy with another caller's loop, the caller runs every chunk itself.
-void run_chunks(Index n, Index threads, ChunkFunction body, void* context);
+/// Runs body over `pieces` contiguous chunks of [0, n), each once, on up to `threads` threads (the
+/// caller among them) that claim the next chunk as they finish one; if the helpers are busy with
+/// another caller's loop, the caller runs all of [0, n) itself.
+void run_chunks(Index n, Index threads, Index pieces, ChunkFunction body, void* context);
 
 /// Maps the pages of a fresh, not yet written buffer before it is filled, both cores at once, with
 /// madvise(MADV_POPULATE_WRITE); contents already there are left as they are. Does nothing where
 /// that is not supported or the buffer is small.
 void prefault_for_writing(void* data, std::size_t bytes);
 
+/// Pieces a thread's share is cut into: enough for a fast core to take over from a slow one, few
+/// enough that each piece stays one long sequential stream.
+inline constexpr Index kPiecesPerThread = 8;
+
+/// Work (items times cost) below which one more thread or piece does not pay: a wake-up and a
+/// claim cost microseconds, this is tens of microseconds of streaming.
+inline constexpr Index kMinWorkPerPiece = Index{1} << 16;
+
+/// Threads parallel_for uses for n items of cost_per_item each: 1 means it runs on the caller alone.
+inline Index thread_count(Index n, Index cost_per_item) {
+    const Index work = n * std::max<Index>(cost_per_item, 1);
+    return std::max<Index>(std::min<Index>({worker_count(), work / kMinWorkPerPiece, n}), 1);
+}
+
+/// Chunks parallel_for cuts n items of cost_per_item each into (1 when it runs on the caller alone).
+inline Index piece_count(Index n, Index cost_per_item) {
+    const Index threads = thread_count(n, cost_per_item);
+    if (threads <= 1) return 1;
+    const Index work = n * std::max<Index>(cost_per_item, 1);
+    return std::min<Index>({threads * kPiecesPerThread, work / kMinWorkPerPiece, n});
+}
+
 /// Calls body(begin, end) on contiguous chunks covering [0, n), in parallel once n * cost_per_item
-/// passes a threshold (a wake-up costs microseconds). body must not throw.
+/// passes a threshold. Each item is in exactly one chunk; body must not throw.
 template <class Body>
 void parallel_for(Index n, Index cost_per_item, Body&& body) {
-    constexpr Index kMinWorkPerThread = Index{1} << 16;  // tens of microseconds of streaming
-    const Index work = n * std::max<Index>(cost_per_item, 1);
-    const Index threads = std::min<Index>({worker_count(), std::max<Index>(work / kMinWorkPerThread, 1), n});
+    const Index threads = thread_count(n, cost_per_item);
     if (threads <= 1) {
         body(Index{0}, n);
         return;
     }
     using BodyType = std::remove_reference_t<Body>;
-    run_chunks(n, threads, [](void* context, Index begin, Index end) { (*static_cast<BodyType*>(context))(begin, end); },
-               const_cast<void*>(static_cast<const void*>(&body)));
+    run_chunks(
+        n, threads, piece_count(n, cost_per_item),
+        [](void* context, Index begin, Index end) { (*static_cast<BodyType*>(context))(begin, end); },
+        const_cast<void*>(static_cast<const void*>(&body)));
 }
 
 }  // namespace embed::detail

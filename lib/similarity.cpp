@@ -30,7 +30,8 @@ double cosine_from_parts(double dot_ab, double norm_a, double norm_b) {
 // so a candidate is either rejected by one comparison or swapped in.
 class TopK {
 public:
-    explicit TopK(std::size_t keep) : keep_(keep) { heap_.reserve(keep); }
+    /// Keeps the best `keep`; `capacity` is how many it can hold at most (the rows it will be offered).
+    TopK(std::size_t keep, std::size_t capacity) : keep_(keep) { heap_.reserve(std::min(keep, capacity)); }
 
     void offer(const Neighbour& candidate) {
         if (heap_.size() < keep_) {
@@ -104,13 +105,16 @@ std::vector<Neighbour> rank_neighbours(const Table& table, Index token_id, Index
     const Index dim = table.cols();
     const double* query = table.data() + token_id * dim;
     const double query_norm = std::sqrt(detail::dot_kernel(query, query, dim));
-    // Each core selects among its own rows; the union of those selections
-    // holds the overall best, and the ranking is a total order, so the merged
-    // result does not depend on how the rows were split.
-    const Index workers = detail::worker_count();
-    std::vector<TopK> partial(static_cast<std::size_t>(workers), TopK(keep));
-    const Index chunk = (table.rows() + workers - 1) / workers;
-    detail::parallel_for(workers, chunk * dim, [&](Index first, Index last) {
+    // Each piece of the table gets its own selection; the union of those
+    // selections holds the overall best, and the ranking is a total order, so
+    // the merged result does not depend on how the rows were split or which
+    // core ran which piece.
+    const Index pieces = detail::piece_count(table.rows(), dim);
+    const Index chunk = (table.rows() + pieces - 1) / pieces;
+    std::vector<TopK> partial;
+    partial.reserve(static_cast<std::size_t>(pieces));
+    for (Index w = 0; w < pieces; ++w) partial.emplace_back(keep, static_cast<std::size_t>(chunk));
+    detail::parallel_for(pieces, chunk * dim, [&](Index first, Index last) {
         for (Index w = first; w < last; ++w) {
             const Index begin = std::min(table.rows(), w * chunk);
             const Index end = std::min(table.rows(), begin + chunk);

@@ -1,0 +1,106 @@
+// The loop splitter every row loop runs on: each item exactly once, in
+// contiguous chunks, and a slow thread's share taken over by a fast one.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "parallel.hpp"
+
+namespace {
+
+using embed::Index;
+using embed::detail::parallel_for;
+using embed::detail::piece_count;
+using embed::detail::thread_count;
+using embed::detail::worker_count;
+
+// Runs parallel_for over n items and counts, item by item, how often the body saw it.
+std::vector<int> visits_per_item(Index n, Index cost_per_item) {
+    std::vector<std::atomic<int>> visits(static_cast<std::size_t>(n));
+    parallel_for(n, cost_per_item, [&](Index begin, Index end) {
+        for (Index i = begin; i < end; ++i) visits[static_cast<std::size_t>(i)].fetch_add(1);
+    });
+    std::vector<int> counts;
+    for (const auto& v : visits) counts.push_back(v.load());
+    return counts;
+}
+
+TEST(ParallelFor, EveryItemRunsExactlyOnce) {
+    for (const Index n : {Index{1}, Index{2}, Index{7}, Index{1000}, Index{100003}}) {
+        for (const Index cost : {Index{1}, Index{1} << 10, Index{1} << 20}) {
+            const std::vector<int> counts = visits_per_item(n, cost);
+            for (Index i = 0; i < n; ++i) {
+                ASSERT_EQ(counts[static_cast<std::size_t>(i)], 1) << "item " << i << " of " << n << ", cost " << cost;
+            }
+        }
+    }
+}
+
+TEST(ParallelFor, NoItemsMeansNoWork) {
+    Index items_seen = 0;
+    parallel_for(0, Index{1} << 20, [&](Index begin, Index end) { items_seen += end - begin; });
+    EXPECT_EQ(items_seen, 0);
+}
+
+TEST(ParallelFor, ChunksAreContiguousAndCoverTheRangeWithoutOverlap) {
+    const Index n = 50257;
+    std::mutex guard;
+    std::vector<std::pair<Index, Index>> chunks;
+    parallel_for(n, 768, [&](Index begin, Index end) {
+        std::lock_guard<std::mutex> lock(guard);
+        chunks.emplace_back(begin, end);
+    });
+    std::sort(chunks.begin(), chunks.end());
+    Index next = 0;
+    for (const auto& [begin, end] : chunks) {
+        EXPECT_EQ(begin, next);
+        EXPECT_LT(begin, end);
+        next = end;
+    }
+    EXPECT_EQ(next, n);
+    EXPECT_EQ(static_cast<Index>(chunks.size()), piece_count(n, 768));
+}
+
+TEST(ParallelFor, PiecesAreBetweenOneAndTheItemCount) {
+    for (const Index n : {Index{1}, Index{3}, Index{16}, Index{4096}, Index{131072}}) {
+        for (const Index cost : {Index{1}, Index{64}, Index{1024}, Index{1} << 16}) {
+            const Index pieces = piece_count(n, cost);
+            EXPECT_GE(pieces, 1) << n << " items of cost " << cost;
+            EXPECT_LE(pieces, n) << n << " items of cost " << cost;
+            EXPECT_LE(thread_count(n, cost), std::max<Index>(pieces, 1)) << n << " items of cost " << cost;
+        }
+    }
+    // Tiny loops stay on the caller: a wake-up would cost more than the work.
+    EXPECT_EQ(thread_count(4, 1), 1);
+    EXPECT_EQ(piece_count(4, 1), 1);
+}
+
+// A helper that stalls on every piece it takes (as a core does when the host
+// takes it away) must not hold up the rest: the caller claims the pieces left.
+TEST(ParallelFor, AFastThreadTakesOverFromASlowOne) {
+    if (worker_count() < 2) GTEST_SKIP() << "one worker: nothing runs beside the caller";
+    const Index n = 16;
+    const Index cost = Index{1} << 20;
+    ASSERT_EQ(piece_count(n, cost), n) << "expected one item per piece for this test";
+    const std::thread::id caller = std::this_thread::get_id();
+    std::atomic<Index> by_caller{0};
+    std::atomic<Index> by_helpers{0};
+    parallel_for(n, cost, [&](Index begin, Index end) {
+        if (std::this_thread::get_id() == caller) {
+            by_caller += end - begin;
+        } else {
+            by_helpers += end - begin;
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+    });
+    EXPECT_EQ(by_caller + by_helpers, n);
+    // With one fixed half per thread the helper would run 8 of the 16.
+    EXPECT_GT(by_caller.load(), by_helpers.load());
+}
+
+}  // namespace
