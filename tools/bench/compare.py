@@ -7,6 +7,12 @@ the benchmark binary) and a peak-memory check (/usr/bin/time -v), then prints
 one Markdown table of medians and a list of the issue's goals, each met or
 not, with the numbers that decide it.
 
+The sides take turns: for each shape, in each of ROUNDS rounds, the probe
+runs, then every operation runs on embed and then on each peer before the
+next operation starts. A shared virtual machine's speed drifts by up to 2x
+over minutes; measured back to back, every side sees the same drift, and each
+time printed is the median over the rounds.
+
     /usr/bin/python3 tools/bench/compare.py --bench build/tools/bench/embed_bench
 
 Run it with the system python (/usr/bin/python3): that is the one Debian's
@@ -41,6 +47,7 @@ ONE_HOT_IDS = 64
 BATCH = 64
 SHAPES = [(512, 64), (50257, 768), (131072, 1024)]
 SMALL = (512, 64)
+ROUNDS = 3
 
 
 def shape_name(shape):
@@ -50,9 +57,17 @@ def shape_name(shape):
 # ---------------------------------------------------------------- measuring
 
 
-def median_seconds(fn, repetitions, min_time=0.02):
-    """Median seconds per call over `repetitions` timed batches, each long enough to time reliably."""
-    fn()  # warm-up: first-call allocations and lazy initialisation
+def median_seconds(fn, repetitions, min_time=0.02, slow=1.0):
+    """Median seconds per call over `repetitions` timed batches, each long enough to time reliably.
+
+    A call that takes `slow` seconds or more is timed once: first-call costs are lost in it, and
+    repeating it would add minutes per round (PyTorch's cosine similarity on 1 GiB takes 14 s).
+    """
+    start = time.perf_counter()
+    fn()  # also the warm-up: first-call allocations and lazy initialisation
+    first = time.perf_counter() - start
+    if first >= slow:
+        return first
     start = time.perf_counter()
     fn()
     once = time.perf_counter() - start
@@ -66,10 +81,11 @@ def median_seconds(fn, repetitions, min_time=0.02):
     return statistics.median(samples)
 
 
-def run_bench(binary, smoke):
-    args = [binary, "--benchmark_format=json"]
-    if smoke:
-        args += ["--benchmark_filter=/512x64|probe", "--benchmark_min_time=0.01"]
+def run_bench(binary, pattern, smoke):
+    """Medians in seconds of the benchmarks whose names match the regular expression `pattern`."""
+    # Every benchmark keeps its own repetition count; each repetition runs at least this long.
+    args = [binary, "--benchmark_format=json", f"--benchmark_filter={pattern}",
+            f"--benchmark_min_time={0.01 if smoke else 0.1}"]
     out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
     medians = {}
     for b in json.loads(out)["benchmarks"]:
@@ -79,6 +95,12 @@ def run_bench(binary, smoke):
         name = b["run_name"].split("/repeats:")[0]
         medians[name] = b["real_time"] * scale
     return medians
+
+
+def benchmark_names(binary):
+    """The binary's benchmarks as op/shape, without the repetition suffix."""
+    out = subprocess.run([binary, "--benchmark_list_tests=true"], check=True, capture_output=True, text=True).stdout
+    return {line.split("/repeats:")[0] for line in out.split()}
 
 
 def peak_memory(binary, op, shape):
@@ -359,8 +381,7 @@ def main():
     print(f"Unset for this command: {unset or 'none were set'}", flush=True)
 
     shapes = [SMALL] if args.smoke else SHAPES
-    ours = run_bench(args.bench, args.smoke)
-    probe = {"read": (2 * 2**30) / ours["probe_read/2GiB"], "copy": (4 * 2**30) / ours["probe_copy/2GiB"]}
+    rounds = 1 if args.smoke else ROUNDS
 
     import numpy as np
     import torch
@@ -379,20 +400,37 @@ def main():
           f"intra-op threads {torch.get_num_threads()}, CPU capability {capability.group(1) if capability else '?'}",
           flush=True)
 
-    peers = {}  # (op, shape) -> {"python": s, "numpy": s, "torch": s}
+    ours_available = benchmark_names(args.bench)
+    samples = {}  # (op, shape) -> {"embed" | "python" | "numpy" | "torch": [seconds, one per round]}
+    probe_samples = {}  # shape -> {"read" | "copy": [bytes per second, one per round]}
     for shape in shapes:
         vocab, dim = shape
-        reps = 9 if vocab * dim <= 2**20 else 5
+        reps = 3  # timed batches per round for each peer; the rounds give the rest
         table = np.random.RandomState(SEED).random_sample((vocab, dim)) - 0.5
         families = [("numpy", numpy_ops(np, table, vocab, dim)), ("torch", torch_ops(torch, table, vocab, dim))]
         if shape == SMALL:
             families.insert(0, ("python", pure_python_ops(vocab, dim)))
-        for family, ops in families:
-            for op, fn in ops.items():
-                r = 3 if (op == "make_table" and vocab * dim > 2**20) or family == "python" else reps
-                peers.setdefault((op, shape), {})[family] = median_seconds(fn, r)
-            print(f"  measured {family} on {shape_name(shape)}", file=sys.stderr, flush=True)
+        for round_number in range(1, rounds + 1):
+            probe = run_bench(args.bench, "^probe_", args.smoke)
+            rates = probe_samples.setdefault(shape, {"read": [], "copy": []})
+            rates["read"].append((2 * 2**30) / probe["probe_read/2GiB"])
+            rates["copy"].append((4 * 2**30) / probe["probe_copy/2GiB"])
+            for op in OPS:
+                name = f"{op}/{shape_name(shape)}"
+                if name in ours_available:
+                    mine = run_bench(args.bench, f"^{name}/", args.smoke)[name]
+                    samples.setdefault((op, shape), {}).setdefault("embed", []).append(mine)
+                for family, ops in families:
+                    if op not in ops:
+                        continue
+                    samples.setdefault((op, shape), {}).setdefault(family, []).append(median_seconds(ops[op], reps))
+            print(f"  measured {shape_name(shape)}, round {round_number} of {rounds}", file=sys.stderr, flush=True)
         del table, families
+    medians = {key: {family: statistics.median(times) for family, times in by_family.items()}
+               for key, by_family in samples.items()}
+    # Each shape's operations are held against the probe runs of their own rounds.
+    probe = {shape: {which: statistics.median(r) for which, r in rates.items()}
+             for shape, rates in probe_samples.items()}
 
     peak = {}
     if not args.smoke:
@@ -400,8 +438,14 @@ def main():
             peak[op] = peak_memory(args.bench, op, SHAPES[-1])
 
     print()
-    print(f"Memory-bandwidth probe (2 GiB arrays, {cores} threads): read {probe['read'] / 1e9:.1f} GB/s, "
-          f"copy {probe['copy'] / 1e9:.1f} GB/s (copy counts bytes read plus written)")
+    print(f"Memory-bandwidth probe (2 GiB arrays, {cores} threads; copy counts bytes read plus written), "
+          f"run at the start of each round; medians and ranges per shape's rounds:")
+    for shape, rates in probe_samples.items():
+        spread = {which: f"{min(r) / 1e9:.1f}-{max(r) / 1e9:.1f}" for which, r in rates.items()}
+        print(f"- {shape_name(shape)}: read {probe[shape]['read'] / 1e9:.1f} GB/s ({spread['read']}), "
+              f"copy {probe[shape]['copy'] / 1e9:.1f} GB/s ({spread['copy']})")
+    print(f"Each time is the median over {rounds} round{'s' if rounds > 1 else ''}; in each round embed and the "
+          f"peers ran each operation back to back before the next operation.")
     print()
     print("| operation | shape | embed | pure Python | numpy | torch | embed / Python | embed / numpy "
           "| embed / torch | embed GB/s | % of probe |")
@@ -409,8 +453,8 @@ def main():
     rows = {}
     for shape in shapes:
         for op in OPS:
-            mine = ours.get(f"{op}/{shape_name(shape)}")
-            theirs = peers.get((op, shape), {})
+            theirs = dict(medians.get((op, shape), {}))
+            mine = theirs.pop("embed", None)
             if mine is None and not theirs:
                 continue
             rows[(op, shape)] = (mine, theirs)
@@ -418,7 +462,7 @@ def main():
             gbs = pct = "—"
             if moved and mine:
                 gbs = f"{moved / mine / 1e9:.1f}"
-                pct = f"{100 * moved / mine / probe[which]:.0f} % {which}"
+                pct = f"{100 * moved / mine / probe[shape][which]:.0f} % {which}"
             print(f"| {op} | {shape_name(shape)} | {fmt_time(mine)} | {fmt_time(theirs.get('python'))} "
                   f"| {fmt_time(theirs.get('numpy'))} | {fmt_time(theirs.get('torch'))} "
                   f"| {fmt_ratio(mine, theirs.get('python'))} | {fmt_ratio(mine, theirs.get('numpy'))} "
@@ -446,7 +490,7 @@ def main():
         peer = lambda op, fam: rows[(op, shape)][1].get(fam)
         faster = lambda op, fams=("numpy", "torch"): min(peer(op, f) for f in fams if peer(op, f) is not None)
         table_bytes = shape[0] * shape[1] * 8
-        read_pct = 100 * table_bytes / t("logits") / probe["read"]
+        read_pct = 100 * table_bytes / t("logits") / probe[shape]["read"]
         goal(f"{n} logits at {read_pct:.0f} % of the probe's read bandwidth (goal >= 85 %)", read_pct >= 85)
         goal(f"{n} logits {fmt_time(t('logits'))} = {t('logits') / faster('logits'):.2f}x the faster peer "
              f"{fmt_time(faster('logits'))} (goal <= 0.6x)", t("logits") <= 0.6 * faster("logits"))
