@@ -185,6 +185,32 @@ template <Index P, Index Q>
     }
 }
 
+// A row's values outside the tiled loop, where the pairs' rotated lanes want
+// them. The lanes are held rotated as in row_sums: vector position pos holds
+// lane (head + pos) % 8. The head values 0 .. head - 1 come first in their
+// lanes, at positions 8 - head .. 7 of `head`; the tail, the values after
+// the `body` values from head on, comes last in its lanes, at positions 0 ..
+// of `tail`; every other position is 0.
+struct RowEdges {
+    Lanes head;
+    Lanes tail;
+};
+
+[[gnu::always_inline]] inline RowEdges row_edges(const double* row, Index head, Index body, Index dim) {
+    RowEdges edges{Lanes{}, Lanes{}};
+    for (Index pos = kLanes - head; pos < kLanes; ++pos) edges.head[pos] = row[pos + head - kLanes];
+    for (Index pos = 0; head + body + pos < dim; ++pos) edges.tail[pos] = row[head + body + pos];
+    return edges;
+}
+
+// Lane L of the rotated lanes, L = 0 .. 7, back in lane order, then added pairwise.
+[[gnu::always_inline]] inline double sum_rotated_lanes(const Lanes& rotated, Index head) {
+    typedef long long LaneIndex __attribute__((vector_size(kLanes * sizeof(long long))));
+    LaneIndex from;
+    for (Index lane = 0; lane < kLanes; ++lane) from[lane] = (lane - head + kLanes) % kLanes;
+    return sum_lanes(__builtin_shuffle(rotated, from));
+}
+
 // All pairs, Q b rows at a time, with d cut into tiles of kTile values: all
 // (up to kRows) a rows pass one tile of the Q b rows before the next tile, so
 // only Q tiles of b, not Q whole rows, have to stay in L1, and the lane sums
@@ -192,37 +218,59 @@ template <Index P, Index Q>
 // 88 ms with tiles of 512 values against 102 ms untiled; 128, 256 and 1024 were
 // slower. Copying the tiles of b together first, or gathering the scores in a
 // local panel before writing out, gained nothing.
+//
+// The tiles start at the first cache-line boundary of the b rows (`head`
+// values in), so every load of b, and of a when it sits at the same offset
+// from a line, reads one whole line; the values outside the tiles enter as
+// RowEdges, first and last in their lanes, which keeps dot_kernel's order.
+// Measured on this VM, one thread, n = 64, 8192 b rows: 76 against 66 GFLOP/s
+// at d = 768, 72 against 62 at d = 1024, against rows straddling lines. When
+// d is not a multiple of 8 the rows start at different offsets and the
+// tiles start at 0.
 template <Index P, Index Q>
 [[gnu::always_inline]] inline void dot_all_pairs_tiled(const double* a, Index n, const double* b, Index m, Index dim,
                                                        double* out, Index out_stride) {
     constexpr Index kTile = 512;
     constexpr Index kRows = 64;
-    const Index whole = dim - dim % kLanes;
+    const auto b_address = reinterpret_cast<std::uintptr_t>(b);
+    Index head = static_cast<Index>((kLineBytes - b_address % kLineBytes) % kLineBytes / sizeof(double));
+    if (dim % kLanes != 0 || b_address % sizeof(double) != 0) head = 0;
+    head = std::min(head, dim);
+    const Index body = (dim - head) - (dim - head) % kLanes;  // values in the tiles
     const Index m_blocks = m - m % Q;
-    if (whole == 0) {
-        dot_all_pairs_by<P, Q>(a, n, b, m, dim, out, out_stride);
-        return;
-    }
     Lanes sums[kRows * Q];
+    RowEdges a_edges[kRows];
     for (Index i0 = 0; i0 < n; i0 += kRows) {
         const Index rows = std::min(kRows, n - i0);
         const double* a_rows = a + i0 * dim;
+        for (Index i = 0; i < rows; ++i) a_edges[i] = row_edges(a_rows + i * dim, head, body, dim);
         for (Index t = 0; t < m_blocks; t += Q) {
             const double* b0 = b + t * dim;
-            for (Index k = 0; k < whole; k += kTile) {
-                const Index length = std::min(kTile, whole - k);
+            RowEdges b_edges[Q];
+            for (Index q = 0; q < Q; ++q) b_edges[q] = row_edges(b0 + q * dim, head, body, dim);
+            // The head values first in their lanes, added to zero as dot_kernel adds
+            // them, so each lane holds dot_kernel's bits even for a product of -0.
+            for (Index i = 0; i < rows; ++i) {
+                for (Index q = 0; q < Q; ++q) sums[i * Q + q] = Lanes{} + a_edges[i].head * b_edges[q].head;
+            }
+            for (Index k = 0; k < body; k += kTile) {
+                const Index length = std::min(kTile, body - k);
+                const Index from = head + k;
                 Index i = 0;
                 for (; i + P <= rows; i += P) {
-                    dot_block_tile<P, Q>(a_rows + i * dim + k, b0 + k, dim, length, k == 0, sums + i * Q);
+                    dot_block_tile<P, Q>(a_rows + i * dim + from, b0 + from, dim, length, false, sums + i * Q);
                 }
                 for (; i < rows; ++i) {
-                    dot_block_tile<1, Q>(a_rows + i * dim + k, b0 + k, dim, length, k == 0, sums + i * Q);
+                    dot_block_tile<1, Q>(a_rows + i * dim + from, b0 + from, dim, length, false, sums + i * Q);
                 }
             }
+            // The tail values last in their lanes. The positions that hold a head
+            // value add +0 here, which leaves a lane as it was: a lane that starts
+            // at +0 can never become -0.
             for (Index i = 0; i < rows; ++i) {
                 for (Index q = 0; q < Q; ++q) {
-                    out[(i0 + i) * out_stride + t + q] =
-                        finish_lanes(sums[i * Q + q], a_rows + i * dim, b0 + q * dim, whole, dim);
+                    const Lanes lanes = sums[i * Q + q] + a_edges[i].tail * b_edges[q].tail;
+                    out[(i0 + i) * out_stride + t + q] = sum_rotated_lanes(lanes, head);
                 }
             }
         }

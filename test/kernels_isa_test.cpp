@@ -4,8 +4,11 @@
 // set gives the same scores, wherever the rows start in memory. This file
 // calls only the kernels' out-of-line functions, so no inline copy built for
 // the baseline stands in for the instruction set under test.
+#include <cstdint>
 #include <cstring>
 #include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -65,6 +68,22 @@ TEST_F(KernelsOnOneInstructionSet, DotRowsIsTheDocumentedSumAtEveryStart) {
     }
 }
 
+// a rows and b rows compared pair by pair with the documented order.
+void expect_all_pairs_documented(const double* a, Index n, const double* b, Index m, Index dim,
+                                 const std::string& where) {
+    const Index stride = m + 2;
+    std::vector<double> out(static_cast<std::size_t>(n * stride), -7.0);
+    embed::detail::dot_all_pairs(a, n, b, m, dim, out.data(), stride);
+    for (Index i = 0; i < n; ++i) {
+        for (Index t = 0; t < m; ++t) {
+            ASSERT_EQ(out[static_cast<std::size_t>(i * stride + t)], dot_in_documented_order(a + i * dim, b + t * dim, dim))
+                << where << " pair " << i << ", " << t;
+        }
+        // The columns past m are the caller's and stay as they were.
+        ASSERT_EQ(out[static_cast<std::size_t>(i * stride + m)], -7.0) << where;
+    }
+}
+
 // Counts of a rows and b rows around every block edge of both GEMM kernels
 // (4 x 6 on AVX-512, 4 x 4 elsewhere), written into a wider output.
 TEST_F(KernelsOnOneInstructionSet, AllPairsAreTheDocumentedSums) {
@@ -73,17 +92,35 @@ TEST_F(KernelsOnOneInstructionSet, AllPairsAreTheDocumentedSums) {
             for (const Index m : {1, 6, 7, 13}) {
                 const std::vector<double> a = some_values(static_cast<std::size_t>(n * dim), 7);
                 const std::vector<double> b = some_values(static_cast<std::size_t>(m * dim), 8);
-                const Index stride = m + 2;
-                std::vector<double> out(static_cast<std::size_t>(n * stride), -7.0);
-                embed::detail::dot_all_pairs(a.data(), n, b.data(), m, dim, out.data(), stride);
-                for (Index i = 0; i < n; ++i) {
-                    for (Index t = 0; t < m; ++t) {
-                        ASSERT_EQ(out[static_cast<std::size_t>(i * stride + t)],
-                                  dot_in_documented_order(a.data() + i * dim, b.data() + t * dim, dim))
-                            << "d " << dim << " n " << n << " m " << m << " pair " << i << ", " << t;
-                    }
-                    // The columns past m are the caller's and stay as they were.
-                    ASSERT_EQ(out[static_cast<std::size_t>(i * stride + m)], -7.0);
+                expect_all_pairs_documented(a.data(), n, b.data(), m, dim,
+                                            "d " + std::to_string(dim) + " n " + std::to_string(n) + " m " +
+                                                std::to_string(m));
+            }
+        }
+    }
+}
+
+// The AVX-512 GEMM starts its tiles at the b rows' first line boundary when d
+// is a multiple of 8: every start of b from 0 to 7 doubles past a line, with a
+// at the same offset and at others, widths around whole lines and tiles, and
+// more than one group of 64 a rows.
+TEST_F(KernelsOnOneInstructionSet, AllPairsAreTheDocumentedSumsWhereverTheRowsStart) {
+    const Index widths[] = {8, 16, 24, 64, 512, 520, 1024, 1032};
+    for (const Index dim : widths) {
+        for (Index b_start = 0; b_start < 8; ++b_start) {
+            for (const Index a_shift : {0, 3}) {
+                const Index a_start = (b_start + a_shift) % 8;
+                for (const auto& [n, m] : {std::pair<Index, Index>{5, 13}, {67, 7}}) {
+                    // Aligned buffers, so that `start` is the offset from a 64-byte line.
+                    std::vector<double> a_buffer = some_values(static_cast<std::size_t>(n * dim + 16), 7);
+                    std::vector<double> b_buffer = some_values(static_cast<std::size_t>(m * dim + 16), 8);
+                    double* a = a_buffer.data();
+                    double* b = b_buffer.data();
+                    while (reinterpret_cast<std::uintptr_t>(a) % 64 != 0) ++a;
+                    while (reinterpret_cast<std::uintptr_t>(b) % 64 != 0) ++b;
+                    expect_all_pairs_documented(a + a_start, n, b + b_start, m, dim,
+                                                "d " + std::to_string(dim) + " a at " + std::to_string(a_start) +
+                                                    " b at " + std::to_string(b_start) + " n " + std::to_string(n));
                 }
             }
         }
