@@ -308,6 +308,17 @@ void dot_all_pairs(const double* a, Index n, const double* b, Index m, Index dim
     }
 }
 
+const double* at_line_offset_of(const double* like, const double* values, Index count, std::vector<double>& staging) {
+    const auto wanted = reinterpret_cast<std::uintptr_t>(like) % kLineBytes;
+    const auto have = reinterpret_cast<std::uintptr_t>(values) % kLineBytes;
+    if (have == wanted || wanted % sizeof(double) != 0) return values;
+    staging.resize(static_cast<std::size_t>(count + kLanes));
+    double* start = staging.data();  // 8-byte aligned, so one of its first 8 values sits right
+    while (reinterpret_cast<std::uintptr_t>(start) % kLineBytes != wanted) ++start;
+    std::copy(values, values + count, start);
+    return start;
+}
+
 #undef EMBED_MULTIVERSION
 #undef EMBED_MULTIVERSION_NARROW
 

@@ -13,6 +13,7 @@
 // add, so every instruction set gives the same bits.
 
 #include <cstring>
+#include <vector>
 
 #include "embed/types.hpp"
 
@@ -70,6 +71,10 @@ void dot_rows(const double* rows, Index count, Index dim, const double* x, doubl
 /// Like dot_rows, and also squares[t] = dot_kernel(row t, row t), from the same read of the row.
 void dot_and_square_rows(const double* rows, Index count, Index dim, const double* x, double* out,
                          double* squares);
+
+/// values is (count); returns values, or a copy of them in `staging` that starts at the same
+/// offset from a 64-byte cache line as `like` (values as they are if like is not 8-byte aligned).
+const double* at_line_offset_of(const double* like, const double* values, Index count, std::vector<double>& staging);
 
 /// a is (n, dim), b is (m, dim), both row-major; out(i, t) at out[i * out_stride + t] = dot_kernel(a row i, b row t).
 void dot_all_pairs(const double* a, Index n, const double* b, Index m, Index dim, double* out, Index out_stride);

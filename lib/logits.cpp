@@ -1,8 +1,6 @@
 #include "embed/logits.hpp"
 
-#include <algorithm>
 #include <cstddef>
-#include <cstdint>
 #include <vector>
 
 #include "checks.hpp"
@@ -10,27 +8,6 @@
 #include "parallel.hpp"
 
 namespace embed {
-namespace {
-
-// The GEMM's loads read whole cache lines when the hidden rows sit at the same
-// offset from a 64-byte line as the table's rows; otherwise every load of a
-// hidden row straddles two lines. Returns hidden_rows' data if it already sits
-// right, else a copy in `staging` that does. The copy is n x d values against
-// the n x V x d products.
-const double* at_the_tables_line_offset(const Table& hidden_rows, const Table& table, std::vector<double>& staging) {
-    constexpr std::uintptr_t kLineBytes = 64;
-    constexpr auto kPerLine = static_cast<Index>(kLineBytes / sizeof(double));
-    const auto wanted = reinterpret_cast<std::uintptr_t>(table.data()) % kLineBytes;
-    const auto have = reinterpret_cast<std::uintptr_t>(hidden_rows.data()) % kLineBytes;
-    if (have == wanted || wanted % sizeof(double) != 0 || table.cols() % kPerLine != 0) return hidden_rows.data();
-    staging.resize(static_cast<std::size_t>(hidden_rows.size() + kPerLine));
-    double* start = staging.data();
-    while (reinterpret_cast<std::uintptr_t>(start) % kLineBytes != wanted) ++start;
-    std::copy(hidden_rows.data(), hidden_rows.data() + hidden_rows.size(), start);
-    return start;
-}
-
-}  // namespace
 
 void logits_into(const Table& table, Eigen::Ref<const Vector> hidden, Eigen::Ref<Vector> out) {
     detail::require_same_length(hidden.size(), table.cols(), "hidden vector (must equal the table's width d)");
@@ -66,8 +43,12 @@ Table logits(const Table& table, const Table& hidden_rows) {
     // 195 ms for the 64 MB of n = 64, V = 131072; the batch took 311 ms).
     detail::prefault_for_writing(out.data(), static_cast<std::size_t>(out.size()) * sizeof(double));
     const double* rows = table.data();
+    // The GEMM reads whole cache lines when the hidden rows sit at the table
+    // rows' offset from a line (d a multiple of 8); a copy of n x d values to
+    // get there costs little against the n x V x d products.
     std::vector<double> staging;
-    const double* h = at_the_tables_line_offset(hidden_rows, table, staging);
+    const double* h = hidden_rows.data();
+    if (dim % detail::kLanes == 0) h = detail::at_line_offset_of(rows, h, hidden_rows.size(), staging);
     double* scores = out.data();
     detail::parallel_for(vocab, n * dim, [&](Index begin, Index end) {
         detail::dot_all_pairs(h, n, rows + begin * dim, end - begin, dim, scores + begin, vocab);

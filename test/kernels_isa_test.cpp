@@ -127,4 +127,29 @@ TEST_F(KernelsOnOneInstructionSet, AllPairsAreTheDocumentedSumsWhereverTheRowsSt
     }
 }
 
+// The staging copy lands at the offset from a line asked for, holds the same
+// values, and is skipped when the values already sit right.
+TEST(AtLineOffsetOf, CopiesToTheOffsetOfTheOtherPointerOnlyWhenItDiffers) {
+    std::vector<double> like_buffer(16);
+    std::vector<double> values_buffer = some_values(40, 9);
+    double* like_line = like_buffer.data();
+    const double* values_line = values_buffer.data();
+    while (reinterpret_cast<std::uintptr_t>(like_line) % 64 != 0) ++like_line;
+    while (reinterpret_cast<std::uintptr_t>(values_line) % 64 != 0) ++values_line;
+    for (Index like_at = 0; like_at < 8; ++like_at) {
+        for (Index values_at = 0; values_at < 8; ++values_at) {
+            const double* values = values_line + values_at;
+            std::vector<double> staging;
+            const double* placed = embed::detail::at_line_offset_of(like_line + like_at, values, 20, staging);
+            EXPECT_EQ(reinterpret_cast<std::uintptr_t>(placed) % 64, static_cast<std::uintptr_t>(like_at * 8));
+            if (like_at == values_at) {
+                EXPECT_EQ(placed, values) << "no copy when the offsets already agree";
+                EXPECT_TRUE(staging.empty());
+            } else {
+                EXPECT_EQ(std::memcmp(placed, values, 20 * sizeof(double)), 0) << like_at << ", " << values_at;
+            }
+        }
+    }
+}
+
 }  // namespace
