@@ -34,9 +34,10 @@ int detect_workers() {
 //
 // A loop is cut into more pieces than threads, and each thread claims the
 // next unclaimed piece until none is left. On a shared virtual machine one
-// core can run at half speed for a while (measured here: 64-piece GEMM halves
-// of 147 ms on one core and up to 250 ms on the other); with one piece per
-// thread the fast core then waits idle, with claimed pieces it takes over.
+// core can run at half speed for a while (measured here: in a 1 GiB batched
+// logits with one half per core, the caller finished its half in 147 ms and
+// then waited up to 110 ms for the other); with claimed pieces the faster
+// core takes over what the slower one has not started.
 class Pool {
 public:
     explicit Pool(int helpers) {
