@@ -47,6 +47,14 @@ inline constexpr std::uintptr_t kPrefetchBytes = 4096;
     __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(p) + kPrefetchBytes), 0, 0);
 }
 
+// Values of p's row before its first 64-byte line boundary, 0 to 7; -1 when
+// p is not 8-byte aligned, so that no boundary falls between two values.
+[[gnu::always_inline]] inline Index values_before_line(const double* p) {
+    const auto address = reinterpret_cast<std::uintptr_t>(p);
+    if (address % sizeof(double) != 0) return -1;
+    return static_cast<Index>((kLineBytes - address % kLineBytes) % kLineBytes / sizeof(double));
+}
+
 /// A row's dot with x and, if asked, with itself.
 struct RowSums {
     double dot;
@@ -65,9 +73,8 @@ struct RowSums {
 // reading whole lines.
 template <bool kSquares>
 [[gnu::always_inline]] inline RowSums row_sums(const double* r, const double* x, Index dim) {
-    const auto address = reinterpret_cast<std::uintptr_t>(r);
-    Index head = static_cast<Index>((kLineBytes - address % kLineBytes) % kLineBytes / sizeof(double));
-    if (address % sizeof(double) != 0) head = dim;  // no line boundary to reach: one value at a time
+    Index head = values_before_line(r);
+    if (head < 0) head = dim;  // no line boundary to reach: one value at a time
     head = std::min(head, dim);
     double dot[kLanes] = {};
     double squares[kLanes] = {};
@@ -203,12 +210,11 @@ struct RowEdges {
     return edges;
 }
 
-// Lane L of the rotated lanes, L = 0 .. 7, back in lane order, then added pairwise.
-[[gnu::always_inline]] inline double sum_rotated_lanes(const Lanes& rotated, Index head) {
-    typedef long long LaneIndex __attribute__((vector_size(kLanes * sizeof(long long))));
+// For lanes rotated by head: lane L sits at vector position from[L].
+[[gnu::always_inline]] inline LaneIndex rotated_positions(Index head) {
     LaneIndex from;
     for (Index lane = 0; lane < kLanes; ++lane) from[lane] = (lane - head + kLanes) % kLanes;
-    return sum_lanes(__builtin_shuffle(rotated, from));
+    return from;
 }
 
 // All pairs, Q b rows at a time, with d cut into tiles of kTile values: all
@@ -232,11 +238,11 @@ template <Index P, Index Q>
                                                        double* out, Index out_stride) {
     constexpr Index kTile = 512;
     constexpr Index kRows = 64;
-    const auto b_address = reinterpret_cast<std::uintptr_t>(b);
-    Index head = static_cast<Index>((kLineBytes - b_address % kLineBytes) % kLineBytes / sizeof(double));
-    if (dim % kLanes != 0 || b_address % sizeof(double) != 0) head = 0;
+    Index head = values_before_line(b);
+    if (dim % kLanes != 0 || head < 0) head = 0;
     head = std::min(head, dim);
     const Index body = (dim - head) - (dim - head) % kLanes;  // values in the tiles
+    const LaneIndex lane_positions = rotated_positions(head);
     const Index m_blocks = m - m % Q;
     Lanes sums[kRows * Q];
     RowEdges a_edges[kRows];
@@ -270,7 +276,7 @@ template <Index P, Index Q>
             for (Index i = 0; i < rows; ++i) {
                 for (Index q = 0; q < Q; ++q) {
                     const Lanes lanes = sums[i * Q + q] + a_edges[i].tail * b_edges[q].tail;
-                    out[(i0 + i) * out_stride + t + q] = sum_rotated_lanes(lanes, head);
+                    out[(i0 + i) * out_stride + t + q] = sum_lanes(__builtin_shuffle(lanes, lane_positions));
                 }
             }
         }
