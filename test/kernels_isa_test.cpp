@@ -68,6 +68,14 @@ TEST_F(KernelsOnOneInstructionSet, DotRowsIsTheDocumentedSumAtEveryStart) {
     }
 }
 
+// The first value of buffer that starts a 64-byte cache line; buffer needs 7 spare values.
+template <class T>
+T* first_line_start(std::vector<T>& buffer) {
+    T* p = buffer.data();
+    while (reinterpret_cast<std::uintptr_t>(p) % 64 != 0) ++p;
+    return p;
+}
+
 // a rows and b rows compared pair by pair with the documented order.
 void expect_all_pairs_documented(const double* a, Index n, const double* b, Index m, Index dim,
                                  const std::string& where) {
@@ -76,8 +84,8 @@ void expect_all_pairs_documented(const double* a, Index n, const double* b, Inde
     embed::detail::dot_all_pairs(a, n, b, m, dim, out.data(), stride);
     for (Index i = 0; i < n; ++i) {
         for (Index t = 0; t < m; ++t) {
-            ASSERT_EQ(out[static_cast<std::size_t>(i * stride + t)], dot_in_documented_order(a + i * dim, b + t * dim, dim))
-                << where << " pair " << i << ", " << t;
+            const double expected = dot_in_documented_order(a + i * dim, b + t * dim, dim);
+            ASSERT_EQ(out[static_cast<std::size_t>(i * stride + t)], expected) << where << " pair " << i << ", " << t;
         }
         // The columns past m are the caller's and stay as they were.
         ASSERT_EQ(out[static_cast<std::size_t>(i * stride + m)], -7.0) << where;
@@ -111,13 +119,10 @@ TEST_F(KernelsOnOneInstructionSet, AllPairsAreTheDocumentedSumsWhereverTheRowsSt
             for (const Index a_shift : {0, 3}) {
                 const Index a_start = (b_start + a_shift) % 8;
                 for (const auto& [n, m] : {std::pair<Index, Index>{5, 13}, {67, 7}}) {
-                    // Aligned buffers, so that `start` is the offset from a 64-byte line.
                     std::vector<double> a_buffer = some_values(static_cast<std::size_t>(n * dim + 16), 7);
                     std::vector<double> b_buffer = some_values(static_cast<std::size_t>(m * dim + 16), 8);
-                    double* a = a_buffer.data();
-                    double* b = b_buffer.data();
-                    while (reinterpret_cast<std::uintptr_t>(a) % 64 != 0) ++a;
-                    while (reinterpret_cast<std::uintptr_t>(b) % 64 != 0) ++b;
+                    const double* a = first_line_start(a_buffer);
+                    const double* b = first_line_start(b_buffer);
                     expect_all_pairs_documented(a + a_start, n, b + b_start, m, dim,
                                                 "d " + std::to_string(dim) + " a at " + std::to_string(a_start) +
                                                     " b at " + std::to_string(b_start) + " n " + std::to_string(n));
@@ -132,10 +137,8 @@ TEST_F(KernelsOnOneInstructionSet, AllPairsAreTheDocumentedSumsWhereverTheRowsSt
 TEST(AtLineOffsetOf, CopiesToTheOffsetOfTheOtherPointerOnlyWhenItDiffers) {
     std::vector<double> like_buffer(16);
     std::vector<double> values_buffer = some_values(40, 9);
-    double* like_line = like_buffer.data();
-    const double* values_line = values_buffer.data();
-    while (reinterpret_cast<std::uintptr_t>(like_line) % 64 != 0) ++like_line;
-    while (reinterpret_cast<std::uintptr_t>(values_line) % 64 != 0) ++values_line;
+    const double* like_line = first_line_start(like_buffer);
+    const double* values_line = first_line_start(values_buffer);
     for (Index like_at = 0; like_at < 8; ++like_at) {
         for (Index values_at = 0; values_at < 8; ++values_at) {
             const double* values = values_line + values_at;
