@@ -34,12 +34,18 @@ inline void require_same_length(Index got, Index expected, const char* what) {
     }
 }
 
+/// out is (rows, cols) row-major with rows outerStride() apart and not empty: the doubles from its first
+/// entry to just past its last, the gaps between rows included.
+inline Index strided_extent(const Eigen::Ref<Table>& out) {
+    return (out.rows() - 1) * out.outerStride() + out.cols();
+}
+
 /// Throws invalid_argument if out's entries and the table's share memory: a gather into its own table
 /// would read rows it has already overwritten. out may be strided (a block of a larger matrix).
 inline void require_apart(const Eigen::Ref<Table>& out, const Table& table, const char* what) {
     if (out.size() == 0 || table.size() == 0) return;
     const auto out_first = reinterpret_cast<std::uintptr_t>(out.data());
-    const auto out_end = reinterpret_cast<std::uintptr_t>(out.data() + (out.rows() - 1) * out.outerStride() + out.cols());
+    const auto out_end = reinterpret_cast<std::uintptr_t>(out.data() + strided_extent(out));
     const auto table_first = reinterpret_cast<std::uintptr_t>(table.data());
     const auto table_end = reinterpret_cast<std::uintptr_t>(table.data() + table.size());
     if (out_first < table_end && table_first < out_end) {

@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "checks.hpp"
 #include "embed/types.hpp"
 #include "parallel.hpp"
 
@@ -26,7 +27,7 @@ inline void gather_rows(const Table& table, Ids ids, double factor, Eigen::Ref<T
     const bool scale = factor != 1.0;
     constexpr Index kRowsAhead = 2;
     if (out.size() > 0) {
-        prefault_for_writing(target, static_cast<std::size_t>((out.rows() - 1) * stride + dim) * sizeof(double));
+        prefault_for_writing(target, static_cast<std::size_t>(strided_extent(out)) * sizeof(double));
     }
     // Each output row is written by exactly one thread, so the pages of the
     // fresh result are also first touched by both cores at once.
