@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <vector>
 
 #if defined(__GLIBC__)
@@ -31,6 +32,7 @@
 #include <embed/table.hpp>
 
 #include "all_close.hpp"
+#include "cpython.hpp"
 #include "documented_order.hpp"
 #include "parallel.hpp"
 
@@ -413,6 +415,13 @@ TEST(ThreadedPaths, MakeTableIsTheSameBitsAtEveryThreadCount) {
         for (Index c = 0; c < kDim; ++c) want(r, c) = rng.random() - 0.5;
     }
     EXPECT_TRUE(same_bits(results[0], want));
+    // And the table's last row is CPython's: random.Random(33) after V * d - d values.
+    if (!embed_test::have_python()) return;
+    const std::vector<double> last_row = embed_test::parse_hex_doubles(embed_test::run_python(
+        "import random\nr = random.Random(33)\nfor _ in range(" + std::to_string((kVocab - 1) * kDim) +
+        "): r.random()\nprint(\" \".join((r.random() - 0.5).hex() for _ in range(" + std::to_string(kDim) + ")))"));
+    ASSERT_EQ(static_cast<Index>(last_row.size()), kDim);
+    for (Index c = 0; c < kDim; ++c) EXPECT_EQ(results[0](kVocab - 1, c), last_row[static_cast<std::size_t>(c)]) << c;
 }
 
 #if defined(__linux__)
