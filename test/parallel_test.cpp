@@ -16,6 +16,7 @@ namespace {
 using embed::Index;
 using embed::detail::parallel_for;
 using embed::detail::piece_count;
+using embed::detail::set_worker_count;
 using embed::detail::thread_count;
 using embed::detail::worker_count;
 
@@ -83,22 +84,32 @@ TEST(ParallelFor, PiecesAreBetweenOneAndTheItemCount) {
 // A helper that stalls on every piece it takes (as a core does when the host
 // takes it away) must not hold up the rest: the caller claims the pieces left.
 TEST(ParallelFor, AFastThreadTakesOverFromASlowOne) {
-    if (worker_count() < 2) GTEST_SKIP() << "one worker: nothing runs beside the caller";
+    const int workers_before = worker_count();
+    set_worker_count(2);  // one helper beside the caller, whatever the machine
     const Index n = 16;
     const Index cost = Index{1} << 20;
     ASSERT_EQ(piece_count(n, cost), n) << "expected one item per piece for this test";
     const std::thread::id caller = std::this_thread::get_id();
     std::atomic<Index> by_caller{0};
     std::atomic<Index> by_helpers{0};
+    std::atomic<bool> helper_started{false};
     parallel_for(n, cost, [&](Index begin, Index end) {
         if (std::this_thread::get_id() == caller) {
+            // Without waiting, the caller often claimed all 16 pieces before the helper woke, and the
+            // test passed with nothing taken over. The bound only keeps a pool whose helper never runs
+            // from hanging the test; the assertions below then fail.
+            const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+            while (!helper_started.load() && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
             by_caller += end - begin;
         } else {
+            helper_started = true;
             by_helpers += end - begin;
             std::this_thread::sleep_for(std::chrono::milliseconds(100));
         }
     });
+    set_worker_count(workers_before);
     EXPECT_EQ(by_caller + by_helpers, n);
+    ASSERT_GE(by_helpers.load(), 1) << "the helper ran no piece, so there was nothing to take over";
     // With one fixed half per thread the helper would run 8 of the 16.
     EXPECT_GT(by_caller.load(), by_helpers.load());
 }
