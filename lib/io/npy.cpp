@@ -105,21 +105,22 @@ private:
     }
 
     std::int64_t integer(const std::string& key) {
-        const std::size_t start = at_;
-        if (peek() == '-') ++at_;  // read, so the message can say it is negative
-        std::uint64_t magnitude = 0;
+        const bool negative = peek() == '-';  // read, so the message can say it is negative
+        if (negative) ++at_;
         const std::size_t digits_start = at_;
-        while (at_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[at_]))) {
-            const auto digit = static_cast<std::uint64_t>(text_[at_] - '0');
-            if (magnitude > (static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) - digit) / 10) {
-                fail("'" + key + "' holds " + std::string(text_.substr(start, 40)) + "..., past 2^63 - 1");
+        while (at_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[at_]))) ++at_;
+        const std::string_view digits = text_.substr(digits_start, at_ - digits_start);
+        if (digits.empty()) fail_found("an integer in '" + key + "'");
+        std::uint64_t magnitude = 0;
+        for (const char digit : digits) {
+            const auto value = static_cast<std::uint64_t>(digit - '0');
+            if (magnitude > (static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) - value) / 10) {
+                fail("'" + key + "' holds " + std::string(digits) + ", past 2^63 - 1");
             }
-            magnitude = magnitude * 10 + digit;
-            ++at_;
+            magnitude = magnitude * 10 + value;
         }
-        if (at_ == digits_start) fail_found("an integer in '" + key + "'");
         const auto value = static_cast<std::int64_t>(magnitude);
-        return text_[start] == '-' ? -value : value;
+        return negative ? -value : value;
     }
 
     void expect(char c) {
