@@ -6,6 +6,7 @@
 
 #include "io/formats.hpp"
 #include "io/half.hpp"
+#include "io/sizes.hpp"
 #include "parallel.hpp"
 
 namespace embed::io {
@@ -107,8 +108,10 @@ void convert(const TensorEntry& entry, Bytes bytes, std::uint64_t first, std::ui
     }
 }
 
-/// Throws FileFormatError unless entry is a 2-D tensor of an element type we convert.
-void require_loadable(const TensorEntry& entry, const std::filesystem::path& file) {
+/// Throws FileFormatError unless entry is a 2-D tensor of an element type we convert, no dimension larger
+/// than the file. A table with entries meets that by itself (each entry takes at least a byte); an empty one
+/// such as (2^62, 0) must not, or every loop over its rows would run for ever.
+void require_loadable(const TensorEntry& entry, Bytes bytes, const std::filesystem::path& file) {
     if (entry.shape.size() != 2) {
         throw FileFormatError(file, "tensor '" + entry.name + "' has " + std::to_string(entry.shape.size()) +
                                         " dimensions; a table needs 2");
@@ -116,6 +119,13 @@ void require_loadable(const TensorEntry& entry, const std::filesystem::path& fil
     if (entry.type == ElementType::other) {
         throw FileFormatError(file, "tensor '" + entry.name + "' has dtype " + entry.dtype +
                                         "; supported: float64, float32, float16, bfloat16, Q8_0");
+    }
+    for (const std::int64_t extent : entry.shape) {
+        if (static_cast<std::uint64_t>(extent) > bytes.size()) {
+            throw FileFormatError(file, "tensor '" + entry.name + "' has shape " + shape_text(entry.shape) +
+                                            ", a dimension larger than the file's " + std::to_string(bytes.size()) +
+                                            " bytes");
+        }
     }
 }
 
@@ -127,7 +137,7 @@ bool is_loadable(const TensorEntry& entry) {
 
 void decode_rows(const TensorEntry& entry, Bytes bytes, const std::filesystem::path& file, Index first,
                  Index count, Eigen::Ref<Table> out, const ChunkDone& done) {
-    require_loadable(entry, file);
+    require_loadable(entry, bytes, file);
     const auto vocab = static_cast<std::uint64_t>(entry.shape[0]);
     const auto dim = static_cast<std::uint64_t>(entry.shape[1]);
     if (entry.fortran_order) {
@@ -162,7 +172,7 @@ void decode_rows(const TensorEntry& entry, Bytes bytes, const std::filesystem::p
 }
 
 Table decode_table(const TensorEntry& entry, Bytes bytes, const std::filesystem::path& file, const ChunkDone& done) {
-    require_loadable(entry, file);
+    require_loadable(entry, bytes, file);
     Table table(entry.shape[0], entry.shape[1]);
     // Writing the fresh table costs more in page faults than converting the file; map its pages first.
     detail::prefault_for_writing(table.data(), static_cast<std::size_t>(table.size()) * sizeof(double));
