@@ -141,14 +141,18 @@ void decode_rows(const TensorEntry& entry, Bytes bytes, const std::filesystem::p
     const auto vocab = static_cast<std::uint64_t>(entry.shape[0]);
     const auto dim = static_cast<std::uint64_t>(entry.shape[1]);
     if (entry.fortran_order) {
-        // Column-major: element (r, c) is at c * V + r. Each column's slice of rows is contiguous.
+        // Column-major: element (r, c) is at c * V + r. Each column's slice of rows is contiguous, and is
+        // done with once converted.
         std::vector<double> column(static_cast<std::size_t>(count));
         for (std::uint64_t c = 0; c < dim; ++c) {
-            convert(entry, bytes, c * vocab + static_cast<std::uint64_t>(first), static_cast<std::uint64_t>(count),
-                    column.data());
+            const std::uint64_t start = c * vocab + static_cast<std::uint64_t>(first);
+            convert(entry, bytes, start, static_cast<std::uint64_t>(count), column.data());
             for (Index r = 0; r < count; ++r) out(r, static_cast<Index>(c)) = column[static_cast<std::size_t>(r)];
+            if (done) {
+                const auto [offset, size] = element_range(entry, start, static_cast<std::uint64_t>(count));
+                done(offset, size);
+            }
         }
-        if (done) done(entry.offset, entry.size);
         return;
     }
     // Row-major: rows [first, first + count) are one contiguous run of elements, converted a chunk at a time
