@@ -21,6 +21,9 @@
 namespace embed::detail {
 namespace {
 
+// n / d rounded up, without the overflow of (n + d - 1) / d for n near 2^63.
+Index ceil_div(Index n, Index d) { return n / d + (n % d != 0 ? 1 : 0); }
+
 int detect_workers() {
     if (const char* env = std::getenv("EMBED_NUM_THREADS")) {
         const long requested = std::strtol(env, nullptr, 10);
@@ -81,8 +84,8 @@ public:
             body_ = body;
             context_ = context;
             n_ = n;
-            piece_ = piece = (n + pieces - 1) / pieces;
-            pieces_ = piece_total = (n + piece - 1) / piece;
+            piece_ = piece = ceil_div(n, pieces);
+            pieces_ = piece_total = ceil_div(n, piece);
             next_piece_.store(0, std::memory_order_relaxed);
             threads_ = threads;
             pending_ = threads - 1;
@@ -101,7 +104,7 @@ private:
             const Index claimed = next_piece_.fetch_add(1, std::memory_order_relaxed);
             if (claimed >= pieces) return;
             const Index begin = claimed * piece;
-            body(context, begin, std::min(n, begin + piece));
+            body(context, begin, begin + std::min(piece, n - begin));  // begin + piece may pass 2^63
         }
     }
 

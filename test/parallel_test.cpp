@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <limits>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -65,6 +66,28 @@ TEST(ParallelFor, ChunksAreContiguousAndCoverTheRangeWithoutOverlap) {
     }
     EXPECT_EQ(next, n);
     EXPECT_EQ(static_cast<Index>(chunks.size()), piece_count(n, 768));
+}
+
+// A loop near 2^63 items (a loaded table may claim that many empty rows) is cut without overflow:
+// the chunks still tile it exactly. The body only records the bounds.
+TEST(ParallelFor, ChunksOfAHugeRangeCoverItExactly) {
+    embed::detail::set_worker_count(3);
+    const Index n = std::numeric_limits<Index>::max() - 5;
+    std::mutex guard;
+    std::vector<std::pair<Index, Index>> chunks;
+    parallel_for(n, 1, [&](Index begin, Index end) {
+        std::lock_guard<std::mutex> lock(guard);
+        chunks.emplace_back(begin, end);
+    });
+    std::sort(chunks.begin(), chunks.end());
+    ASSERT_GT(chunks.size(), 1U);
+    Index next = 0;
+    for (const auto& [begin, end] : chunks) {
+        EXPECT_EQ(begin, next);
+        EXPECT_LT(begin, end);
+        next = end;
+    }
+    EXPECT_EQ(next, n);
 }
 
 TEST(ParallelFor, PiecesAreBetweenOneAndTheItemCount) {
