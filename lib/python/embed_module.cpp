@@ -165,13 +165,12 @@ class TableArg {
 public:
     static TableArg from(py::handle value, const char* what) {
         TableArg table;
-        table.from_array_ = is_array(value);
-        if (table.from_array_) {
+        if (is_array(value)) {
             if (py::reinterpret_borrow<py::array>(value).ndim() != 2) {
                 raise(PyExc_ValueError, std::string(what) + " must be a 2-D array (V, d), got shape " +
                                             std::string(py::str(value.attr("shape"))));
             }
-            table.array_ = as_double_array(value, what);
+            table.array_.emplace(as_double_array(value, what));
         } else {
             table.owned_ = embed::from_rows(rows_of(value, what));
         }
@@ -187,12 +186,12 @@ public:
 
     /// The table as the library reads it, (V, d): the array's own memory, or the converted Table's.
     TableView view() const {
-        if (from_array_) return TableView(array_.data(), array_.shape(0), array_.shape(1));
+        if (array_) return TableView(array_->data(), array_->shape(0), array_->shape(1));
         return embed::view_of(borrowed_ != nullptr ? *borrowed_ : owned_);
     }
 
     /// Whether the caller passed an array, so results should be arrays too.
-    bool from_array() const { return from_array_; }
+    bool from_array() const { return array_.has_value(); }
 
     /// value is V lists of d numbers: the numbers as V rows, for from_rows (which rejects ragged rows).
     static std::vector<std::vector<double>> rows_of(py::handle value, const char* what) {
@@ -215,8 +214,8 @@ public:
     }
 
 private:
-    bool from_array_ = false;
-    DoubleArray array_;
+    // Optional: an empty array_t would need numpy even on the list path.
+    std::optional<DoubleArray> array_;
     Table owned_;
     const Table* borrowed_ = nullptr;
 };
