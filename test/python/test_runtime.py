@@ -44,34 +44,31 @@ def test_help_reads_like_an_api_section():
     assert "read in place" in embed.TiedEmbedding.__doc__
 
 
-def _count_while(stop, counter):
-    while not stop.is_set():
-        counter[0] += 1
-
-
 def test_work_on_a_table_releases_the_gil():
-    """With a long switch interval the main thread keeps the GIL until it
-    blocks; the counting thread can only run while a call has released it."""
+    """A second thread is woken just before a call; it needs the GIL to record
+    whether the call is still running. It can get the GIL during the call only
+    if the call released it: the switch interval is set far longer than a
+    call, so the interpreter never takes the GIL from the main thread."""
     table = embed.make_table(2000, 512, 1)
-    hidden = table[0]
-    stop, counter = threading.Event(), [0]
+    ids = list(range(0, 2000, 50))  # 40 one-hot products of 2000 x 512: tens of ms in the library
     old_interval = sys.getswitchinterval()
-    sys.setswitchinterval(1.0)
-    worker = threading.Thread(target=_count_while, args=(stop, counter))
+    sys.setswitchinterval(30.0)
+    seen = []
     try:
-        worker.start()
-        while counter[0] == 0:  # let the worker start counting (the main thread waits for the GIL here)
-            stop.wait(0.001)
-        ran_during_calls = 0
-        for _ in range(20):
-            before = counter[0]
-            embed.nearest_by_dot(table, 0, 5)
-            ran_during_calls += counter[0] != before
+        for _ in range(10):
+            go, in_call = threading.Event(), [False]
+            worker = threading.Thread(target=lambda: (go.wait(), seen.append(in_call[0])))
+            worker.start()
+            in_call[0] = True
+            go.set()
+            embed.lookup_via_one_hot(table, ids)
+            in_call[0] = False
+            worker.join()
+            if seen[-1]:
+                break
     finally:
-        stop.set()
         sys.setswitchinterval(old_interval)
-        worker.join()
-    assert ran_during_calls > 0
+    assert True in seen, f"the other thread never ran during a call ({len(seen)} calls)"
 
 
 def _logits_head(table, hidden):
