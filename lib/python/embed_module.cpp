@@ -82,12 +82,32 @@ DoubleArray as_double_array(py::handle array, const char* what) {
 
 // ------------------------------------------------------------------ numbers
 
+// Where an argument sits, such as table[3][1]: spelled out only when an error names it.
+class Where {
+public:
+    Where(const char* name) : name_(name) {}  // NOLINT(google-explicit-constructor): a plain name converts
+    Where(const char* name, Py_ssize_t first, Py_ssize_t second = -1) : name_(name), first_(first), second_(second) {}
+
+    std::string str() const {
+        std::string text = name_;
+        if (first_ >= 0) text += "[" + std::to_string(first_) + "]";
+        if (second_ >= 0) text += "[" + std::to_string(second_) + "]";
+        return text;
+    }
+
+private:
+    const char* name_;
+    Py_ssize_t first_ = -1;
+    Py_ssize_t second_ = -1;
+};
+
 // value as a Python int (anything with __index__, bool included, as list indexing takes); TypeError otherwise.
-py::int_ as_int(py::handle value, const std::string& what) {
+py::int_ as_int(py::handle value, const Where& where) {
+    if (PyLong_CheckExact(value.ptr())) return py::reinterpret_borrow<py::int_>(value);
     PyObject* index = PyNumber_Index(value.ptr());
     if (index == nullptr) {
         PyErr_Clear();
-        raise(PyExc_TypeError, what + " must be an int, got " + type_name(value) + " " + repr_of(value));
+        raise(PyExc_TypeError, where.str() + " must be an int, got " + type_name(value) + " " + repr_of(value));
     }
     return py::reinterpret_steal<py::int_>(index);
 }
@@ -118,8 +138,8 @@ Index size_arg(py::handle value, const char* what) {
 }
 
 // A token id: ids past 64 bits are outside every vocabulary, so they get the library's IndexError.
-Index token_arg(py::handle value, Index vocab, const std::string& what) {
-    const py::int_ id = as_int(value, what);
+Index token_arg(py::handle value, Index vocab, const Where& where) {
+    const py::int_ id = as_int(value, where);
     const std::optional<Index> fitted = fits_index(id);
     if (!fitted) {
         raise(PyExc_IndexError,
@@ -135,22 +155,22 @@ Index k_arg(py::handle value) {
 }
 
 // A real number (float, int, bool or anything with __float__); TypeError naming where it was.
-double real_arg(py::handle value, const std::string& what) {
+double real_arg(py::handle value, const Where& where) {
     if (PyFloat_CheckExact(value.ptr())) return PyFloat_AS_DOUBLE(value.ptr());
     const double result = PyFloat_AsDouble(value.ptr());
     if (result == -1.0 && PyErr_Occurred()) {
         if (!PyErr_ExceptionMatches(PyExc_TypeError)) throw py::error_already_set();  // an int past a double
         PyErr_Clear();
-        raise(PyExc_TypeError, what + " must be a real number, got " + type_name(value) + " " + repr_of(value));
+        raise(PyExc_TypeError, where.str() + " must be a real number, got " + type_name(value) + " " + repr_of(value));
     }
     return result;
 }
 
 // value as a sequence with fast item access (a list or tuple as is); TypeError for anything else.
-py::object as_sequence(py::handle value, const std::string& what) {
+py::object as_sequence(py::handle value, const Where& where) {
     if (PyList_Check(value.ptr()) || PyTuple_Check(value.ptr())) return py::reinterpret_borrow<py::object>(value);
     if (!PySequence_Check(value.ptr()) || PyUnicode_Check(value.ptr()) || PyBytes_Check(value.ptr())) {
-        raise(PyExc_TypeError, what + " must be a list, got " + type_name(value));
+        raise(PyExc_TypeError, where.str() + " must be a list, got " + type_name(value));
     }
     PyObject* fast = PySequence_Fast(value.ptr(), "");
     if (fast == nullptr) throw py::error_already_set();
@@ -200,14 +220,13 @@ public:
         PyObject** rows = PySequence_Fast_ITEMS(outer.ptr());
         std::vector<std::vector<double>> result(static_cast<std::size_t>(vocab));
         for (Py_ssize_t r = 0; r < vocab; ++r) {
-            const std::string row_name = std::string(what) + "[" + std::to_string(r) + "]";
-            const py::object row = as_sequence(rows[r], row_name);
+            const py::object row = as_sequence(rows[r], Where(what, r));
             const Py_ssize_t dim = PySequence_Fast_GET_SIZE(row.ptr());
             PyObject** items = PySequence_Fast_ITEMS(row.ptr());
             std::vector<double>& out = result[static_cast<std::size_t>(r)];
             out.resize(static_cast<std::size_t>(dim));
             for (Py_ssize_t c = 0; c < dim; ++c) {
-                out[static_cast<std::size_t>(c)] = real_arg(items[c], row_name + "[" + std::to_string(c) + "]");
+                out[static_cast<std::size_t>(c)] = real_arg(items[c], Where(what, r, c));
             }
         }
         return result;
@@ -242,7 +261,7 @@ struct VectorArg {
             PyObject** item = PySequence_Fast_ITEMS(items.ptr());
             vec.values.resize(n);
             for (Py_ssize_t i = 0; i < n; ++i) {
-                vec.values[i] = real_arg(item[i], std::string(what) + "[" + std::to_string(i) + "]");
+                vec.values[i] = real_arg(item[i], Where(what, i));
             }
         }
         return vec;
@@ -257,15 +276,22 @@ std::vector<Index> ids_arg(py::handle value, Index vocab) {
             raise(PyExc_TypeError, "ids must hold ints, got an array of dtype " +
                                        std::string(py::str(value.attr("dtype"))));
         }
-        // tolist() keeps uint64 ids past 2^63 as the Python ints they are.
-        return ids_arg(value.attr("tolist")(), vocab);
+        const py::dtype dtype = py::reinterpret_borrow<py::array>(value).dtype();
+        // uint64 ids past 2^63 would wrap in int64: tolist() keeps them the Python ints they are.
+        if (kind == 'u' && dtype.itemsize() == 8) return ids_arg(value.attr("tolist")(), vocab);
+        const auto array = py::reinterpret_steal<py::array_t<std::int64_t, py::array::c_style>>(
+            numpy().attr("ascontiguousarray")(value, py::arg("dtype") = numpy().attr("int64")).release());
+        if (array.ndim() != 1) {
+            raise(PyExc_ValueError, "ids must be a 1-D array, got shape " + std::string(py::str(value.attr("shape"))));
+        }
+        return std::vector<Index>(array.data(), array.data() + array.shape(0));
     }
     const py::object items = as_sequence(value, "ids");
     const Py_ssize_t n = PySequence_Fast_GET_SIZE(items.ptr());
     PyObject** item = PySequence_Fast_ITEMS(items.ptr());
     std::vector<Index> ids(static_cast<std::size_t>(n));
     for (Py_ssize_t i = 0; i < n; ++i) {
-        ids[static_cast<std::size_t>(i)] = token_arg(item[i], vocab, "ids[" + std::to_string(i) + "]");
+        ids[static_cast<std::size_t>(i)] = token_arg(item[i], vocab, Where("ids", i));
     }
     return ids;
 }
@@ -409,14 +435,22 @@ py::object lookup_rows(const TableArg& table, py::handle ids_value) {
 }
 
 // Lists in: each row comes back as a new list holding the caller's own
-// numbers, as the specification's list(table[i]) does. Creating new floats
-// would cost more than the gather itself; the library checks the table and ids.
+// objects, as the specification's list(table[i]) does: the numbers are never
+// read, so they are neither converted nor checked (only the rows' lengths).
+// Creating new floats would cost more than the gather itself.
 py::object lookup(py::handle table_arg, py::handle ids_value) {
-    const TableArg table = TableArg::from(table_arg, "table");
-    if (table.from_array()) return lookup_rows(table, ids_value);
-    const std::vector<Index> ids = ids_arg(ids_value, table.view().rows());
-    embed::check_ids(ids, table.view().rows());
+    if (is_array(table_arg)) return lookup_rows(TableArg::from(table_arg, "table"), ids_value);
     const py::object rows = as_sequence(table_arg, "table");
+    const Py_ssize_t vocab = PySequence_Fast_GET_SIZE(rows.ptr());
+    // Rows of the lists' lengths, for the library's ragged-rows check and message.
+    std::vector<std::vector<double>> lengths(static_cast<std::size_t>(vocab));
+    for (Py_ssize_t r = 0; r < vocab; ++r) {
+        const py::object row = as_sequence(PySequence_Fast_GET_ITEM(rows.ptr(), r), Where("table", r));
+        lengths[static_cast<std::size_t>(r)].resize(static_cast<std::size_t>(PySequence_Fast_GET_SIZE(row.ptr())));
+    }
+    (void)embed::shape(lengths);
+    const std::vector<Index> ids = ids_arg(ids_value, vocab);
+    embed::check_ids(ids, vocab);
     py::list out(ids.size());
     for (std::size_t i = 0; i < ids.size(); ++i) {
         PyObject* copy = PySequence_List(PySequence_Fast_GET_ITEM(rows.ptr(), static_cast<Py_ssize_t>(ids[i])));

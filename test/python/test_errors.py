@@ -134,7 +134,8 @@ def test_negative_sizes_and_counts_are_rejected_naming_the_value(function, args,
         (embed.lookup, (TABLE, [1.0]), "ids[0] must be an int, got float 1.0"),
         (embed.lookup, (TABLE, ["1"]), "ids[0] must be an int"),
         (embed.lookup, (TABLE, 3), "ids must be a list, got int"),
-        (embed.lookup, ([[0.5, "x"]], [0]), "table[0][1] must be a real number, got str 'x'"),
+        (embed.logits, ([[0.5, "x"]], [0.0, 1.0]), "table[0][1] must be a real number, got str 'x'"),
+        (embed.lookup, ([[0.5], 7], [0]), "table[1] must be a list, got int"),
         (embed.logits, (TABLE, [1.0, None, 2.0]), "hidden[1] must be a real number, got NoneType"),
         (embed.logits, ("abc", HIDDEN), "table must be a list, got str"),
         (embed.logits, ([1.0, 2.0], HIDDEN), "table[0] must be a list, got float"),
@@ -148,6 +149,12 @@ def test_negative_sizes_and_counts_are_rejected_naming_the_value(function, args,
 )
 def test_non_numbers_are_type_errors_naming_the_value(function, args, message):
     raises_leaving_arguments_untouched(TypeError, message, function, *args)
+
+
+def test_lookup_of_lists_copies_rows_without_reading_their_numbers():
+    # As the specification's list(table[i]): the caller's own objects, in new lists.
+    table = [[1, "x"], [2.5, None]]
+    assert embed.lookup(table, [1, 0]) == [[2.5, None], [1, "x"]]
 
 
 def test_bool_is_an_int_as_in_python():
