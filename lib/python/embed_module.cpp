@@ -271,12 +271,11 @@ struct VectorArg {
 // Token ids, (n): a list of ints or an integer array; ids past 64 bits are IndexErrors (vocab names the range).
 std::vector<Index> ids_arg(py::handle value, Index vocab) {
     if (is_array(value)) {
-        const char kind = py::reinterpret_borrow<py::array>(value).dtype().kind();
-        if (kind != 'i' && kind != 'u' && kind != 'b') {
-            raise(PyExc_TypeError, "ids must hold ints, got an array of dtype " +
-                                       std::string(py::str(value.attr("dtype"))));
-        }
         const py::dtype dtype = py::reinterpret_borrow<py::array>(value).dtype();
+        const char kind = dtype.kind();
+        if (kind != 'i' && kind != 'u' && kind != 'b') {
+            raise(PyExc_TypeError, "ids must hold ints, got an array of dtype " + std::string(py::str(dtype)));
+        }
         // uint64 ids past 2^63 would wrap in int64: tolist() keeps them the Python ints they are.
         if (kind == 'u' && dtype.itemsize() == 8) return ids_arg(value.attr("tolist")(), vocab);
         const auto array = py::reinterpret_steal<py::array_t<std::int64_t, py::array::c_style>>(
@@ -598,6 +597,9 @@ private:
 
 PYBIND11_MODULE(embed, m) {
     detect_numpy();
+    // Every docstring states its own signature with shapes; pybind11's would only say `handle`.
+    py::options options;
+    options.disable_function_signatures();
     m.doc() = R"doc(Token ids to vectors and back to scores over the whole vocabulary, exactly.
 
 The original specification's module, served by the embed C++ library: the same
