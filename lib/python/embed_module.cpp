@@ -274,7 +274,8 @@ std::vector<Index> ids_arg(py::handle value, Index vocab) {
         const py::dtype dtype = py::reinterpret_borrow<py::array>(value).dtype();
         const char kind = dtype.kind();
         if (kind != 'i' && kind != 'u' && kind != 'b') {
-            raise(PyExc_TypeError, "ids must hold ints, got an array of dtype " + std::string(py::str(dtype)));
+            raise(PyExc_TypeError,
+                  "ids must hold ints, got an array of dtype " + py::str(py::handle(dtype)).cast<std::string>());
         }
         // uint64 ids past 2^63 would wrap in int64: tolist() keeps them the Python ints they are.
         if (kind == 'u' && dtype.itemsize() == 8) return ids_arg(value.attr("tolist")(), vocab);
@@ -547,7 +548,9 @@ py::object scaled_lookup(py::handle table_arg, py::handle ids_value, py::handle 
     const std::vector<Index> ids = ids_arg(ids_value, table.view().rows());
     const py::int_ dim_value = count_arg(dim_arg, "dim");
     const std::optional<Index> dim = fits_index(dim_value);
-    if (!dim) raise(PyExc_OverflowError, "dim " + repr_of(dim_value) + " is past 2^63 - 1, the largest the library takes");
+    if (!dim) {
+        raise(PyExc_OverflowError, "dim " + repr_of(dim_value) + " is past 2^63 - 1, the largest the library takes");
+    }
     Table rows;
     {
         py::gil_scoped_release unlocked;
