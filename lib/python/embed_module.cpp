@@ -665,7 +665,8 @@ ValueError: vocab or dim < 0. TypeError: not an int.)doc");
           R"doc(lookup(table, ids) -> (n, d)
 
 table is (V, d), ids is (n): row ids[i] of the table, as a new list the caller
-may change freely (an array for an array table). Repeated ids give equal rows.
+may change freely, holding the table's own numbers as list(table[i]) does (a
+new array for an array table). Repeated ids give equal rows.
 IndexError: an id outside [0, V), negative ids included. ValueError: a ragged
 table. TypeError: an id that is not an int.)doc");
     m.def("one_hot", &one_hot, py::arg("token_id"), py::arg("vocab"),
@@ -761,7 +762,8 @@ looks rows up in it and logits(hidden) scores against it. A numpy table is held
 (kept alive) and read in place by both directions, so changes made to the array
 are seen; a list table is copied once into the object, which both directions
 then read.)doc")
-        .def(py::init<py::handle>(), py::arg("table"))
+        .def(py::init<py::handle>(), py::arg("table"),
+             "TiedEmbedding(table): ties table (V, d); ValueError: a ragged table, TypeError: non-numbers.")
         .def("embed", &TiedEmbedding::embed, py::arg("ids"),
              "embed(ids) -> (n, d): lookup(table, ids) in the one table.")
         .def("logits", &TiedEmbedding::logits, py::arg("hidden"),
