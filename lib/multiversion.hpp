@@ -7,6 +7,11 @@
 // the compiler flags' instruction set: the per-instruction-set tests need
 // that, and so does ThreadSanitizer, whose runtime starts after the loader
 // has already run target_clones' resolvers and crashes on them.
+//
+// Mark only functions with internal linkage, called from their own file, and
+// export a plain function that calls them: Clang sends a call through the
+// clones only where the caller sees the attribute, while GCC must not see it
+// on a declaration in another file, so neither may meet it in a header.
 
 #if defined(__x86_64__) && !defined(EMBED_KERNELS_ONE_TARGET)
 #define EMBED_MULTIVERSIONED 1

@@ -14,10 +14,12 @@ constexpr std::uint32_t kMatrixA = 0x9908b0dfU;
 constexpr std::uint32_t kUpperMask = 0x80000000U;
 constexpr std::uint32_t kLowerMask = 0x7fffffffU;
 
+constexpr std::size_t kWords = kN;  // the state size as an index
+
 // CPython's init_genrand.
 void init_genrand(std::array<std::uint32_t, kN>& mt, std::uint32_t s) {
     mt[0] = s;
-    for (int i = 1; i < kN; ++i) {
+    for (std::size_t i = 1; i < kWords; ++i) {
         mt[i] = 1812433253U * (mt[i - 1] ^ (mt[i - 1] >> 30)) + static_cast<std::uint32_t>(i);
     }
 }
@@ -25,26 +27,26 @@ void init_genrand(std::array<std::uint32_t, kN>& mt, std::uint32_t s) {
 // CPython's init_by_array, the seeding random.Random(int) uses.
 void init_by_array(std::array<std::uint32_t, kN>& mt, std::span<const std::uint32_t> key) {
     init_genrand(mt, 19650218U);
-    const auto key_length = static_cast<int>(key.size());
-    int i = 1;
-    int j = 0;
-    for (int k = std::max(kN, key_length); k > 0; --k) {
+    const std::size_t key_length = key.size();
+    std::size_t i = 1;
+    std::size_t j = 0;
+    for (std::size_t k = std::max(kWords, key_length); k > 0; --k) {
         mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525U)) + key[j] +
                 static_cast<std::uint32_t>(j);
         ++i;
         ++j;
-        if (i >= kN) {
-            mt[0] = mt[kN - 1];
+        if (i >= kWords) {
+            mt[0] = mt[kWords - 1];
             i = 1;
         }
         if (j >= key_length) j = 0;
     }
-    for (int k = kN - 1; k > 0; --k) {
+    for (std::size_t k = kWords - 1; k > 0; --k) {
         mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941U)) -
                 static_cast<std::uint32_t>(i);
         ++i;
-        if (i >= kN) {
-            mt[0] = mt[kN - 1];
+        if (i >= kWords) {
+            mt[0] = mt[kWords - 1];
             i = 1;
         }
     }
@@ -120,7 +122,7 @@ void PythonRandom::twist() {
 
 std::uint32_t PythonRandom::next_u32() {
     if (position_ >= kN) twist();
-    return temper(state_[position_++]);
+    return temper(state_[static_cast<std::size_t>(position_++)]);
 }
 
 double PythonRandom::random() {

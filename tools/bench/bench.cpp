@@ -181,7 +181,7 @@ void register_probe() {
     benchmark::RegisterBenchmark("probe_read/2GiB", [=](benchmark::State& state) {
         ensure();
         for (auto _ : state) benchmark::DoNotOptimize(embed_bench::probe_read(source, kProbeDoubles, threads));
-        state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * kProbeBytes));
+        state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(kProbeBytes));
     })->Unit(benchmark::kMillisecond)->UseRealTime()->Repetitions(9)->ReportAggregatesOnly(true);
     // Copy counts bytes read plus bytes written, as STREAM does.
     benchmark::RegisterBenchmark("probe_copy/2GiB", [=](benchmark::State& state) {
@@ -190,7 +190,7 @@ void register_probe() {
             embed_bench::probe_copy(source, target, kProbeDoubles, threads);
             benchmark::ClobberMemory();
         }
-        state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * 2 * kProbeBytes));
+        state.SetBytesProcessed(state.iterations() * 2 * static_cast<std::int64_t>(kProbeBytes));
     })->Unit(benchmark::kMillisecond)->UseRealTime()->Repetitions(9)->ReportAggregatesOnly(true);
 }
 
