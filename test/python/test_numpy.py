@@ -164,8 +164,9 @@ def test_tied_embedding_keeps_its_array_alive():
 def test_a_float64_table_is_read_in_place_and_a_float32_one_is_copied():
     """Peak memory in a fresh process: calls on a 200 MB float64 table add
     nothing like its size; the same calls on a float32 table (which must be
-    converted) add a float64 copy. The second half shows the measurement can
-    see a copy."""
+    converted) add a float64 copy of 200 MB (more than half of it counts: a
+    sanitizer build's allocator maps memory its own way). The second half
+    shows the measurement can see a copy."""
     script = textwrap.dedent(
         """
         import resource, sys
@@ -193,4 +194,4 @@ def test_a_float64_table_is_read_in_place_and_a_float32_one_is_copied():
         assert result.returncode == 0, result.stderr
         grown[dtype] = float(result.stdout)
     assert grown["float64"] < 20, f"calls on a float64 table raised the peak by {grown['float64']:.0f} MB"
-    assert grown["float32"] > 150, f"converting a float32 table raised the peak by only {grown['float32']:.0f} MB"
+    assert grown["float32"] > 100, f"converting a float32 table raised the peak by only {grown['float32']:.0f} MB"
