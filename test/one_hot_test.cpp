@@ -34,7 +34,8 @@ TEST(OneHot, HasASingleOneAtTheToken) {
 TEST(OneHot, RejectsTokensOutsideTheVocabulary) {
     EXPECT_THAT([] { embed::one_hot(-1, 6); },
                 ThrowsMessage<std::out_of_range>(AllOf(HasSubstr("-1"), HasSubstr("[0, 6)"))));
-    EXPECT_THAT([] { embed::one_hot(6, 6); }, ThrowsMessage<std::out_of_range>(HasSubstr("[0, 6)")));
+    EXPECT_THAT([] { embed::one_hot(6, 6); },
+                ThrowsMessage<std::out_of_range>(HasSubstr("token id 6 is outside the vocabulary [0, 6)")));
 }
 
 TEST(OneHot, RejectsANegativeVocabularyNamingIt) {
@@ -60,7 +61,7 @@ TEST(RowTimesMatrix, EqualsTheSumOverRows) {
 TEST(RowTimesMatrix, RejectsAVectorOfTheWrongLengthNamingIt) {
     const Table matrix = embed::make_table(9, 5, 2);
     EXPECT_THAT([&] { embed::row_times_matrix(RowVector::Ones(8), matrix); },
-                ThrowsMessage<std::invalid_argument>(AllOf(HasSubstr("8"), HasSubstr("9"))));
+                ThrowsMessage<std::invalid_argument>(HasSubstr("has length 8, expected 9")));
 }
 
 class LookupViaOneHotShapes : public testing::TestWithParam<Shape> {};

@@ -74,7 +74,9 @@ TEST_P(ReportText, MarkdownNeighbourTableRowsFollowTheJsonLists) {
     const json j = json::parse(embed::report::render_json(result));
     const std::string md = embed::report::render_markdown(result);
     const auto rows = lines_starting_with(md, "| ");
-    for (std::size_t i = 0; i < j["cos_neighbors"].size(); ++i) {
+    // j.at, not j[]: a missing or short list must fail here instead of making the loop check nothing.
+    ASSERT_EQ(j.at("cos_neighbors").size(), static_cast<std::size_t>(GetParam().k));
+    for (std::size_t i = 0; i < j.at("cos_neighbors").size(); ++i) {
         // Row i of the side-by-side table starts "| i | <cos id> (" (the stretched id is bold).
         const auto cell = [&](const char* key) {
             const std::string id = j[key][i].dump();
