@@ -42,7 +42,7 @@ inline Index strided_extent(const Eigen::Ref<Table>& out) {
 
 /// Throws invalid_argument if out's entries and the table's share memory: a gather into its own table
 /// would read rows it has already overwritten. out may be strided (a block of a larger matrix).
-inline void require_apart(const Eigen::Ref<Table>& out, const Table& table, const char* what) {
+inline void require_apart(const Eigen::Ref<Table>& out, TableView table, const char* what) {
     if (out.size() == 0 || table.size() == 0) return;
     const auto out_first = reinterpret_cast<std::uintptr_t>(out.data());
     const auto out_end = reinterpret_cast<std::uintptr_t>(out.data() + strided_extent(out));

@@ -19,7 +19,7 @@ inline void prefetch_row(const double* row, Index dim) {
 /// table is (V, d), ids is (n) and already checked, out is (n, d), its rows out.outerStride() apart and apart
 /// from the table: row i = table row ids[i] times factor. A factor of 1.0 copies the rows (x * 1.0 is x, so the
 /// values are the same, and memcpy is cheaper).
-inline void gather_rows(const Table& table, Ids ids, double factor, Eigen::Ref<Table> out) {
+inline void gather_rows(TableView table, Ids ids, double factor, Eigen::Ref<Table> out) {
     const Index dim = table.cols();
     const double* source = table.data();
     double* target = out.data();

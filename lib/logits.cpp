@@ -9,7 +9,7 @@
 
 namespace embed {
 
-void logits_into(const Table& table, Eigen::Ref<const Vector> hidden, Eigen::Ref<Vector> out) {
+void logits_into(TableView table, Eigen::Ref<const Vector> hidden, Eigen::Ref<Vector> out) {
     detail::require_same_length(hidden.size(), table.cols(), "hidden vector (must equal the table's width d)");
     detail::require_same_length(out.size(), table.rows(), "logits output (must equal the vocabulary V)");
     // One pass over the caller's table, row by row: this is weight tying.
@@ -23,12 +23,18 @@ void logits_into(const Table& table, Eigen::Ref<const Vector> hidden, Eigen::Ref
     });
 }
 
-Vector logits(const Table& table, const Vector& hidden) {
+void logits_into(const Table& table, Eigen::Ref<const Vector> hidden, Eigen::Ref<Vector> out) {
+    logits_into(view_of(table), hidden, out);
+}
+
+Vector logits(TableView table, const Vector& hidden) {
     detail::require_same_length(hidden.size(), table.cols(), "hidden vector (must equal the table's width d)");
     Vector out(table.rows());
     logits_into(table, hidden, out);
     return out;
 }
+
+Vector logits(const Table& table, const Vector& hidden) { return logits(view_of(table), hidden); }
 
 Table logits(const Table& table, const Table& hidden_rows) {
     detail::require_same_length(hidden_rows.cols(), table.cols(), "hidden rows (must equal the table's width d)");

@@ -13,7 +13,7 @@ RowVector one_hot(Index token_id, Index vocab) {
     return vec;
 }
 
-RowVector row_times_matrix(const RowVector& vec, const Table& matrix) {
+RowVector row_times_matrix(const RowVector& vec, TableView matrix) {
     detail::require_same_length(vec.size(), matrix.rows(), "row vector (must equal the matrix's rows)");
     // Every one of the V * d products is taken, zeros included: this is the
     // cost that lookup avoids, and it must be paid to show that it is wasted.
@@ -22,7 +22,9 @@ RowVector row_times_matrix(const RowVector& vec, const Table& matrix) {
     return out;
 }
 
-Table lookup_via_one_hot(const Table& table, Ids ids) {
+RowVector row_times_matrix(const RowVector& vec, const Table& matrix) { return row_times_matrix(vec, view_of(matrix)); }
+
+Table lookup_via_one_hot(TableView table, Ids ids) {
     check_ids(ids, table.rows());
     Table rows(static_cast<Index>(ids.size()), table.cols());
     for (Index i = 0; i < rows.rows(); ++i) {
@@ -30,6 +32,8 @@ Table lookup_via_one_hot(const Table& table, Ids ids) {
     }
     return rows;
 }
+
+Table lookup_via_one_hot(const Table& table, Ids ids) { return lookup_via_one_hot(view_of(table), ids); }
 
 Index one_hot_mults(Index vocab, Index dim, Index count) {
     detail::require_non_negative(vocab, "vocab");

@@ -25,7 +25,7 @@ void init_genrand(std::array<std::uint32_t, kN>& mt, std::uint32_t s) {
 }
 
 // CPython's init_by_array, the seeding random.Random(int) uses.
-void init_by_array(std::array<std::uint32_t, kN>& mt, const std::vector<std::uint32_t>& key) {
+void init_by_array(std::array<std::uint32_t, kN>& mt, std::span<const std::uint32_t> key) {
     init_genrand(mt, 19650218U);
     const std::size_t key_length = key.size();
     std::size_t i = 1;
@@ -106,7 +106,13 @@ double combine(std::uint32_t first, std::uint32_t second) {
 
 }  // namespace
 
-PythonRandom::PythonRandom(std::uint64_t seed) { init_by_array(state_, key_words(seed)); }
+PythonRandom::PythonRandom(std::uint64_t seed) : PythonRandom(std::span<const std::uint32_t>(key_words(seed))) {}
+
+PythonRandom::PythonRandom(std::span<const std::uint32_t> key) {
+    // CPython seeds 0 with the one-word key [0]; an empty key would index nothing.
+    constexpr std::uint32_t kZeroKey[] = {0};
+    init_by_array(state_, key.empty() ? std::span<const std::uint32_t>(kZeroKey) : key);
+}
 
 // Regenerates all 624 words at once, as CPython's genrand_uint32 does when it runs out.
 void PythonRandom::twist() {

@@ -30,7 +30,7 @@ double rms(Eigen::Ref<const Vector> a) {
     return std::sqrt(detail::dot_kernel(a.data(), a.data(), a.size()) / static_cast<double>(a.size()));
 }
 
-Table scaled_lookup(const Table& table, Ids ids, Index dim) {
+Table scaled_lookup(TableView table, Ids ids, Index dim) {
     detail::require_non_negative(dim, "dim");
     check_ids(ids, table.rows());
     // Gather and scale in one pass: the same products as lookup(...) * sqrt(dim), without the temporary.
@@ -38,6 +38,8 @@ Table scaled_lookup(const Table& table, Ids ids, Index dim) {
     detail::gather_rows(table, ids, std::sqrt(static_cast<double>(dim)), rows);
     return rows;
 }
+
+Table scaled_lookup(const Table& table, Ids ids, Index dim) { return scaled_lookup(view_of(table), ids, dim); }
 
 double round_to_bf16(double x) {
     // bfloat16: 8 significand bits, exponents -126..127, largest finite (2 - 2^-7) * 2^127.

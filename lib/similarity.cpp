@@ -54,7 +54,7 @@ private:
 // Scores the rows [begin, end) against the query in blocks small enough to
 // stay in cache, offering each to a top-k: one pass over the table, no V-long
 // buffer and no full sort. The scores are dot / cosine's bit for bit.
-void select_in_range(const Table& table, Index token_id, Score score, double query_norm, Index begin, Index end,
+void select_in_range(TableView table, Index token_id, Score score, double query_norm, Index begin, Index end,
                      TopK& best) {
     constexpr Index kBlockRows = 256;
     const Index dim = table.cols();
@@ -90,14 +90,16 @@ double cosine(Eigen::Ref<const Vector> a, Eigen::Ref<const Vector> b) {
     return cosine_from_parts(dot_ab, norm(a), norm(b));
 }
 
-Table stretch(const Table& table, Index token_id, double factor) {
+Table stretch(TableView table, Index token_id, double factor) {
     detail::require_token(token_id, table.rows());
     Table stretched = table;
     stretched.row(token_id) *= factor;
     return stretched;
 }
 
-std::vector<Neighbour> rank_neighbours(const Table& table, Index token_id, Index k, Score score) {
+Table stretch(const Table& table, Index token_id, double factor) { return stretch(view_of(table), token_id, factor); }
+
+std::vector<Neighbour> rank_neighbours(TableView table, Index token_id, Index k, Score score) {
     detail::require_token(token_id, table.rows());
     detail::require_non_negative(k, "k");
     const auto keep = static_cast<std::size_t>(std::min<Index>(k, table.rows() - 1));
@@ -131,6 +133,10 @@ std::vector<Neighbour> rank_neighbours(const Table& table, Index token_id, Index
     return merged;
 }
 
+std::vector<Neighbour> rank_neighbours(const Table& table, Index token_id, Index k, Score score) {
+    return rank_neighbours(view_of(table), token_id, k, score);
+}
+
 namespace {
 std::vector<Index> ids_of(const std::vector<Neighbour>& neighbours) {
     std::vector<Index> ids;
@@ -140,12 +146,20 @@ std::vector<Index> ids_of(const std::vector<Neighbour>& neighbours) {
 }
 }  // namespace
 
-std::vector<Index> nearest_by_cosine(const Table& table, Index token_id, Index k) {
+std::vector<Index> nearest_by_cosine(TableView table, Index token_id, Index k) {
     return ids_of(rank_neighbours(table, token_id, k, Score::cosine));
 }
 
-std::vector<Index> nearest_by_dot(const Table& table, Index token_id, Index k) {
+std::vector<Index> nearest_by_cosine(const Table& table, Index token_id, Index k) {
+    return nearest_by_cosine(view_of(table), token_id, k);
+}
+
+std::vector<Index> nearest_by_dot(TableView table, Index token_id, Index k) {
     return ids_of(rank_neighbours(table, token_id, k, Score::dot));
+}
+
+std::vector<Index> nearest_by_dot(const Table& table, Index token_id, Index k) {
+    return nearest_by_dot(view_of(table), token_id, k);
 }
 
 }  // namespace embed

@@ -14,17 +14,27 @@ Index param_count(Index vocab, Index dim) {
     return detail::checked_mul(vocab, dim, "param_count");
 }
 
-Table make_table(Index vocab, Index dim, std::uint64_t seed) {
+namespace {
+
+// rng seeded by the caller, returns (V, d): its random() values minus 0.5, row by row.
+Table fill_table(Index vocab, Index dim, PythonRandom rng) {
     const Index entries = param_count(vocab, dim);
     detail::checked_mul(entries, static_cast<Index>(sizeof(double)), "table bytes");
     Table table(vocab, dim);
     detail::prefault_for_writing(table.data(), static_cast<std::size_t>(entries) * sizeof(double));
     // Row-major storage is exactly the order the specification fills in:
     // token 0 column 0 first, then along the row.
-    PythonRandom rng(seed);
     // random() + -0.5 rounds exactly as random() - 0.5 does, in one pass instead of two.
     rng.fill_random(std::span<double>(table.data(), static_cast<std::size_t>(entries)), -0.5);
     return table;
+}
+
+}  // namespace
+
+Table make_table(Index vocab, Index dim, std::uint64_t seed) { return fill_table(vocab, dim, PythonRandom(seed)); }
+
+Table make_table(Index vocab, Index dim, std::span<const std::uint32_t> seed_words) {
+    return fill_table(vocab, dim, PythonRandom(seed_words));
 }
 
 Shape shape(const Table& table) { return {table.rows(), table.cols()}; }

@@ -1,6 +1,7 @@
 // PythonRandom must reproduce CPython's random.Random bit for bit. The
 // reference is CPython itself, run for many seeds, plus values copied from it.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -111,5 +112,52 @@ INSTANTIATE_TEST_SUITE_P(Seeds, PythonRandomVsCPython,
                                          4294967297ULL, 9223372036854775808ULL, 18446744073709551615ULL,
                                          1092799179ULL, 1411732174ULL, 9586718182753850858ULL,
                                          13876673962943527293ULL, 6477560613963903716ULL));
+
+// Seeds past 64 bits reach the generator as their 32-bit words, least
+// significant first; CPython is given the same seed as one Python int.
+struct WideSeed {
+    std::vector<std::uint32_t> words;
+    std::string python;  // the same seed as a Python expression
+};
+
+class PythonRandomKeyVsCPython : public testing::TestWithParam<WideSeed> {};
+
+TEST_P(PythonRandomKeyVsCPython, RandomMatchesBitForBit) {
+    EMBED_REQUIRE_PYTHON();
+    const WideSeed& seed = GetParam();
+    const std::vector<double> want = embed_test::parse_hex_doubles(embed_test::run_python(
+        "import random\nr = random.Random(" + seed.python + ")\nprint(\" \".join(r.random().hex() for _ in range(" +
+        std::to_string(kCount) + ")))"));
+    ASSERT_EQ(want.size(), static_cast<std::size_t>(kCount));
+    embed::PythonRandom rng(seed.words);
+    for (int i = 0; i < kCount; ++i) {
+        ASSERT_EQ(rng.random(), want[static_cast<std::size_t>(i)]) << "value " << i << " of seed " << seed.python;
+    }
+}
+
+// 2^64 (the first seed past uint64), a 65-bit seed, a 200-bit seed with every
+// word different, and a negative seed, which CPython takes as its absolute value.
+INSTANTIATE_TEST_SUITE_P(Seeds, PythonRandomKeyVsCPython,
+                         testing::Values(WideSeed{{0U, 0U, 1U}, "2**64"},
+                                         WideSeed{{7U, 0x80000000U, 1U}, "2**64 + 2**63 + 7"},
+                                         WideSeed{{0x9e3779b9U, 0x7f4a7c15U, 0xf39cc060U, 0x5cedc834U, 0x1082276bU,
+                                                   0xf3a27251U, 0xffU},
+                                                  "sum(w << (32 * i) for i, w in enumerate([0x9e3779b9, 0x7f4a7c15, "
+                                                  "0xf39cc060, 0x5cedc834, 0x1082276b, 0xf3a27251, 0xff]))"},
+                                         WideSeed{{20260917U}, "-20260917"}));
+
+TEST(PythonRandomKey, WordsOfA64BitSeedGiveTheSameStreamAsTheSeed) {
+    const std::uint64_t seed = 13876673962943527293ULL;
+    const std::vector<std::uint32_t> words{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)};
+    embed::PythonRandom from_seed(seed);
+    embed::PythonRandom from_words(words);
+    for (int i = 0; i < kCount; ++i) ASSERT_EQ(from_words.next_u32(), from_seed.next_u32()) << "word " << i;
+}
+
+TEST(PythonRandomKey, EmptyKeyActsAsSeedZero) {
+    embed::PythonRandom from_zero(0);
+    embed::PythonRandom from_empty(std::span<const std::uint32_t>{});
+    for (int i = 0; i < kCount; ++i) ASSERT_EQ(from_empty.next_u32(), from_zero.next_u32()) << "word " << i;
+}
 
 }  // namespace

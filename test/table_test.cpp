@@ -37,11 +37,11 @@ TEST(MakeTable, SpecificationTableHoldsCPythonsValues) {
     EXPECT_EQ(table(511, 63), -0.46931364710400825);
 }
 
-// CPython's table for a shape, filled row by row, as a (vocab, dim) Table.
-Table cpython_table(Index vocab, Index dim, std::uint64_t seed) {
+// CPython's table for a shape, filled row by row, as a (vocab, dim) Table; seed is a Python expression.
+Table cpython_table(Index vocab, Index dim, const std::string& seed) {
     const std::string n = std::to_string(vocab * dim);
     const std::vector<double> values = embed_test::parse_hex_doubles(embed_test::run_python(
-        "import random\nr = random.Random(" + std::to_string(seed) + ")\nprint(\" \".join((r.random() - 0.5).hex() for _ in range(" +
+        "import random\nr = random.Random(" + seed + ")\nprint(\" \".join((r.random() - 0.5).hex() for _ in range(" +
         n + ")))"));
     if (values.size() != static_cast<std::size_t>(vocab * dim)) throw std::runtime_error("short python output");
     Table table(vocab, dim);
@@ -50,6 +50,8 @@ Table cpython_table(Index vocab, Index dim, std::uint64_t seed) {
     }
     return table;
 }
+
+Table cpython_table(Index vocab, Index dim, std::uint64_t seed) { return cpython_table(vocab, dim, std::to_string(seed)); }
 
 TEST(MakeTable, FillsRowByRowLikeCPythonForNonSquareShapes) {
     EMBED_REQUIRE_PYTHON();
@@ -63,6 +65,24 @@ TEST(MakeTable, SpecificationTableMatchesCPythonEverywhere) {
     EMBED_REQUIRE_PYTHON();
     EXPECT_TRUE(AllClose(embed::make_table(embed::VOCAB, embed::DIM, embed::SEED),
                          cpython_table(embed::VOCAB, embed::DIM, embed::SEED), 0.0));
+}
+
+TEST(MakeTable, SeedWordsPast64BitsFillLikeCPythonsBigIntSeed) {
+    EMBED_REQUIRE_PYTHON();
+    // 2**200 + 2**64 + 3 as 32-bit words, least significant first.
+    const std::vector<std::uint32_t> words{3U, 0U, 1U, 0U, 0U, 0U, 256U};
+    EXPECT_TRUE(AllClose(embed::make_table(40, 33, words), cpython_table(40, 33, "2**200 + 2**64 + 3"), 0.0));
+}
+
+TEST(MakeTable, SeedWordsOfA64BitSeedGiveTheSameTableAsTheSeed) {
+    const std::vector<std::uint32_t> words{0x89abcdefU, 0x01234567U};
+    EXPECT_TRUE(AllClose(embed::make_table(37, 29, words), embed::make_table(37, 29, 0x0123456789abcdefULL), 0.0));
+}
+
+TEST(MakeTable, SeedWordsRejectNegativeSizesNamingTheValue) {
+    const std::vector<std::uint32_t> words{1U};
+    EXPECT_THAT([&] { (void)embed::make_table(-3, 4, words); },
+                ThrowsMessage<std::invalid_argument>(HasSubstr("-3")));
 }
 
 TEST(MakeTable, ZeroSizesGiveEmptyTablesOfThatShape) {

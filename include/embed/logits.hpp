@@ -8,9 +8,13 @@ namespace embed {
 
 /// table is (V, d), hidden is (d), returns (V): out[t] = sum over c of table(t, c) * hidden[c].
 Vector logits(const Table& table, const Vector& hidden);
+/// The same on a table the caller holds elsewhere, (V, d), read in place.
+Vector logits(TableView table, const Vector& hidden);
 
 /// table is (V, d), hidden is (d), out is (V) and preallocated: writes logits(table, hidden) into it, allocating nothing.
 void logits_into(const Table& table, Eigen::Ref<const Vector> hidden, Eigen::Ref<Vector> out);
+/// The same on a table the caller holds elsewhere, (V, d), read in place.
+void logits_into(TableView table, Eigen::Ref<const Vector> hidden, Eigen::Ref<Vector> out);
 
 /// table is (V, d), hidden_rows is (n, d), returns (n, V): row i is logits(table, hidden_rows.row(i)).
 Table logits(const Table& table, const Table& hidden_rows);

@@ -7,11 +7,15 @@ namespace embed {
 
 /// table is (V, d), ids is (n), returns (n, d): row ids[i] of table copied into row i.
 Table lookup(const Table& table, Ids ids);
+/// The same on a table the caller holds elsewhere, (V, d), read in place.
+Table lookup(TableView table, Ids ids);
 
 /// table is (V, d), ids is (n), out is (n, d) and preallocated, possibly a block of a larger row-major matrix:
 /// writes lookup(table, ids) into it, allocating nothing. A wrong id or shape, or an out that overlaps the
 /// table, throws before anything is written.
 void lookup_into(const Table& table, Ids ids, Eigen::Ref<Table> out);
+/// The same on a table the caller holds elsewhere, (V, d), read in place.
+void lookup_into(TableView table, Ids ids, Eigen::Ref<Table> out);
 
 /// Throws out_of_range naming the id unless 0 <= id < V for every id (V = vocab).
 void check_ids(Ids ids, Index vocab);

@@ -11,9 +11,13 @@ RowVector one_hot(Index token_id, Index vocab);
 
 /// vec is (V), matrix is (V, d), returns (d): out[c] = sum over r of vec[r] * matrix(r, c), all V * d products.
 RowVector row_times_matrix(const RowVector& vec, const Table& matrix);
+/// The same on a table the caller holds elsewhere, (V, d), read in place.
+RowVector row_times_matrix(const RowVector& vec, TableView matrix);
 
 /// table is (V, d), ids is (n), returns (n, d): each id through one_hot and row_times_matrix.
 Table lookup_via_one_hot(const Table& table, Ids ids);
+/// The same on a table the caller holds elsewhere, (V, d), read in place.
+Table lookup_via_one_hot(TableView table, Ids ids);
 
 /// Multiplications the one-hot route spends on count tokens: V * d * count (lookup spends 0).
 Index one_hot_mults(Index vocab, Index dim, Index count);

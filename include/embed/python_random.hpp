@@ -9,11 +9,15 @@
 
 namespace embed {
 
-/// The generator behind CPython's random.Random(seed), for non-negative integer seeds.
+/// The generator behind CPython's random.Random(seed), for integer seeds.
 class PythonRandom {
 public:
     /// Seeds like random.Random(seed): init_by_array over the seed's 32-bit words, least significant first.
     explicit PythonRandom(std::uint64_t seed);
+
+    /// key is (n) 32-bit words, least significant first: seeds like random.Random(seed) for a seed of any size
+    /// (CPython's init_by_array over the words of abs(seed)); an empty key acts as [0], as seed 0 does.
+    explicit PythonRandom(std::span<const std::uint32_t> key);
 
     /// The next raw 32-bit MT19937 output (CPython's genrand_uint32).
     std::uint32_t next_u32();

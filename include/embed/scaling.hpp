@@ -10,6 +10,8 @@ double rms(Eigen::Ref<const Vector> a);
 
 /// table is (V, d), ids is (n), returns (n, d): lookup(table, ids) times std::sqrt(dim).
 Table scaled_lookup(const Table& table, Ids ids, Index dim);
+/// The same on a table the caller holds elsewhere, (V, d), read in place.
+Table scaled_lookup(TableView table, Ids ids, Index dim);
 
 /// Rounds x to the nearest bfloat16 (ties to even) and returns that value as a double.
 double round_to_bf16(double x);

@@ -20,6 +20,8 @@ double cosine(Eigen::Ref<const Vector> a, Eigen::Ref<const Vector> b);
 
 /// table is (V, d), returns a new (V, d) table with row token_id times factor; the argument is untouched.
 Table stretch(const Table& table, Index token_id, double factor);
+/// The same on a table the caller holds elsewhere, (V, d), read in place.
+Table stretch(TableView table, Index token_id, double factor);
 
 /// Which score ranks the neighbours.
 enum class Score { dot, cosine };
@@ -34,11 +36,17 @@ struct Neighbour {
 /// table is (V, d), returns the min(k, V-1) best other ids with their scores (k), best first,
 /// equal scores by smaller id, NaN below every number; token_id outside [0, V): out_of_range, k < 0: invalid_argument.
 std::vector<Neighbour> rank_neighbours(const Table& table, Index token_id, Index k, Score score);
+/// The same on a table the caller holds elsewhere, (V, d), read in place.
+std::vector<Neighbour> rank_neighbours(TableView table, Index token_id, Index k, Score score);
 
 /// table is (V, d), returns the min(k, V-1) other ids (k) with the highest cosine to token_id's row, best first.
 std::vector<Index> nearest_by_cosine(const Table& table, Index token_id, Index k);
+/// The same on a table the caller holds elsewhere, (V, d), read in place.
+std::vector<Index> nearest_by_cosine(TableView table, Index token_id, Index k);
 
 /// table is (V, d), returns the min(k, V-1) other ids (k) with the highest dot product with token_id's row, best first.
 std::vector<Index> nearest_by_dot(const Table& table, Index token_id, Index k);
+/// The same on a table the caller holds elsewhere, (V, d), read in place.
+std::vector<Index> nearest_by_dot(TableView table, Index token_id, Index k);
 
 }  // namespace embed

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 #include <vector>
 
 #include "embed/types.hpp"
@@ -18,6 +19,10 @@ struct Shape {
 
 /// Returns (V, d): entry (r, c) is the (r*d + c)-th random.Random(seed).random() minus 0.5, row by row.
 Table make_table(Index vocab, Index dim, std::uint64_t seed);
+
+/// seed_words is (n) 32-bit words of abs(seed), least significant first (a seed of any size, as Python's
+/// random.Random takes it; empty acts as [0]), returns (V, d) filled like make_table(vocab, dim, seed).
+Table make_table(Index vocab, Index dim, std::span<const std::uint32_t> seed_words);
 
 /// table is (V, d), returns {V, d}; a default-constructed Table is {0, 0}.
 Shape shape(const Table& table);

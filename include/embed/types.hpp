@@ -15,6 +15,13 @@ using Index = std::int64_t;
 /// An embedding table, (V, d), one row per token, stored row by row.
 using Table = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
+/// A (V, d) table in storage the caller owns (a numpy array, a mapped file), read in place, never copied.
+/// Every function that reads a const Table& has an overload taking one.
+using TableView = Eigen::Map<const Table>;
+
+/// table is (V, d), returns a view (V, d) of its own storage.
+inline TableView view_of(const Table& table) { return TableView(table.data(), table.rows(), table.cols()); }
+
 /// A hidden vector (d) or a vector of logits (V).
 using Vector = Eigen::VectorXd;
 

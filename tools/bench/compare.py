@@ -2,10 +2,11 @@
 """One run, one table: embed against pure Python, numpy and PyTorch.
 
 Runs the C++ benchmark binary (Google Benchmark, JSON out), the peers
-in-process on the same shapes and operations, the memory-bandwidth probe (in
-the benchmark binary) and a peak-memory check (/usr/bin/time -v), then prints
-one Markdown table of medians and a list of the issue's goals, each met or
-not, with the numbers that decide it.
+in-process on the same shapes and operations, the Python module embed (from
+the build's python directory, with lists and with numpy arrays), the
+memory-bandwidth probe (in the benchmark binary) and a peak-memory check
+(/usr/bin/time -v), then prints Markdown tables of medians and a list of the
+issues' goals, each met or not, with the numbers that decide it.
 
 The sides take turns: for each shape, in each of ROUNDS rounds, the probe
 runs, then every operation runs on embed and then on each peer before the
@@ -294,6 +295,53 @@ def torch_ops(torch, table_np, vocab, dim):
     return ops
 
 
+def module_list_ops(module, vocab, dim):
+    """The Python module embed called as the specification is: lists in, lists out, conversion included."""
+    table = module.make_table(vocab, dim, SEED)
+    pick = random.Random(42)
+    ids = [pick.randrange(vocab) for _ in range(LOOKUP_IDS)]
+    hidden = [pick.random() - 0.5 for _ in range(dim)]
+    return {
+        "make_table": lambda: module.make_table(vocab, dim, SEED),
+        "lookup": lambda: module.lookup(table, ids),
+        "lookup_via_one_hot": lambda: module.lookup_via_one_hot(table, ids[:ONE_HOT_IDS]),
+        "logits": lambda: module.logits(table, hidden),
+        "nearest_by_dot_k5": lambda: module.nearest_by_dot(table, PROBE, 5),
+        "nearest_by_dot_k100": lambda: module.nearest_by_dot(table, PROBE, 100),
+        "nearest_by_cosine_k5": lambda: module.nearest_by_cosine(table, PROBE, 5),
+        "nearest_by_cosine_k100": lambda: module.nearest_by_cosine(table, PROBE, 100),
+        "scaled_lookup": lambda: module.scaled_lookup(table, ids, dim),
+    }
+
+
+def module_numpy_ops(module, np, table, vocab, dim):
+    """The Python module embed given numpy arrays: the float64 table is read in place, arrays come back."""
+    pick = np.random.RandomState(42)
+    ids = pick.randint(0, vocab, LOOKUP_IDS)
+    hidden = pick.random_sample(dim) - 0.5
+    return {
+        "lookup": lambda: module.lookup(table, ids),
+        "logits": lambda: module.logits(table, hidden),
+        "nearest_by_dot_k5": lambda: module.nearest_by_dot(table, PROBE, 5),
+        "nearest_by_dot_k100": lambda: module.nearest_by_dot(table, PROBE, 100),
+        "nearest_by_cosine_k5": lambda: module.nearest_by_cosine(table, PROBE, 5),
+        "nearest_by_cosine_k100": lambda: module.nearest_by_cosine(table, PROBE, 100),
+        "scaled_lookup": lambda: module.scaled_lookup(table, ids, dim),
+    }
+
+
+def import_module(directory):
+    """The Python module embed from the build's directory, or None (with the reason printed) when it is not there."""
+    sys.path.insert(0, os.path.abspath(directory))
+    try:
+        import embed
+    except ImportError as error:
+        print(f"Python module embed: not measured ({error}; build it, or pass --python-module DIR)", flush=True)
+        return None
+    print(f"Python module embed {embed.__version__} from {embed.__file__}", flush=True)
+    return embed
+
+
 # ---------------------------------------------------------------- reporting
 
 OPS = [
@@ -370,10 +418,68 @@ def blas_threads():
     return "reference BLAS, 1 thread"
 
 
+MODULE_SHAPES = [SMALL, (50257, 768)]
+
+
+def print_module_table(rows, shapes):
+    """The Python module's table and its goals (issue 9); returns the goals' verdicts."""
+    print()
+    print("Python module embed: lists in and out (the specification's calls, conversion included) and numpy arrays "
+          "in and out (a float64 table read in place):")
+    print()
+    print("| operation | shape | embed (C++) | module, numpy | numpy | module, lists | pure Python "
+          "| module numpy / C++ | module numpy / numpy | module lists / Python |")
+    print("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|")
+    for shape in shapes:
+        if shape not in MODULE_SHAPES:
+            continue
+        for op in OPS:
+            if (op, shape) not in rows:
+                continue
+            mine, theirs = rows[(op, shape)]
+            on_numpy, on_lists = theirs.get("module numpy"), theirs.get("module lists")
+            if on_numpy is None and on_lists is None:
+                continue
+            print(f"| {op} | {shape_name(shape)} | {fmt_time(mine)} | {fmt_time(on_numpy)} "
+                  f"| {fmt_time(theirs.get('numpy'))} | {fmt_time(on_lists)} | {fmt_time(theirs.get('python'))} "
+                  f"| {fmt_ratio(on_numpy, mine)} | {fmt_ratio(on_numpy, theirs.get('numpy'))} "
+                  f"| {fmt_ratio(on_lists, theirs.get('python'))} |")
+    print()
+    print("Goals of issue 9 (the Python module):")
+    verdicts = []
+
+    def goal(text, ok):
+        verdicts.append(ok)
+        print(f"- [{'x' if ok else ' '}] {text}")
+
+    def family(op, shape, name):
+        return rows.get((op, shape), (None, {}))[1].get(name)
+
+    for op, speedup in (("logits", 5), ("nearest_by_cosine_k5", 5), ("nearest_by_dot_k5", 5), ("make_table", 2),
+                        ("lookup", 1)):
+        lists, python = family(op, SMALL, "module lists"), family(op, SMALL, "python")
+        goal(f"512x64 {op} with lists {fmt_time(lists)} is {python / lists:.1f}x faster than pure Python "
+             f"{fmt_time(python)} (goal >= {speedup}x)", python >= speedup * lists)
+    for shape, limit in ((SMALL, 1.3), ((50257, 768), 1.05)):
+        if shape not in shapes:
+            continue
+        for op in ("logits", "nearest_by_dot_k5", "nearest_by_cosine_k5", "lookup"):
+            on_numpy, cpp, numpy_own = (family(op, shape, "module numpy"), rows[(op, shape)][0],
+                                        family(op, shape, "numpy"))
+            goal(f"{shape_name(shape)} {op} with numpy arrays {fmt_time(on_numpy)} = {on_numpy / cpp:.2f}x the C++ "
+                 f"call {fmt_time(cpp)} (goal <= {limit}x)", on_numpy <= limit * cpp)
+            goal(f"{shape_name(shape)} {op} with numpy arrays = {on_numpy / numpy_own:.2f}x numpy's own "
+                 f"{fmt_time(numpy_own)} (goal <= 1x)", on_numpy <= numpy_own)
+    print(f"{sum(verdicts)} of {len(verdicts)} goals of the Python module met.")
+    return verdicts
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bench", default="build/tools/bench/embed_bench", help="path of embed_bench")
     parser.add_argument("--smoke", action="store_true", help="512 x 64 only, few repetitions")
+    parser.add_argument("--python-module", default="build/python",
+                        help="directory holding the built Python module embed")
     args = parser.parse_args()
 
     print(f"Machine: {machine_description()}", flush=True)
@@ -384,22 +490,30 @@ def main():
     rounds = 1 if args.smoke else ROUNDS
 
     import numpy as np
-    import torch
+    try:
+        import torch
+    except ImportError:
+        torch = None  # the table's torch column stays empty; README's command installs python3-torch
 
     cores = len(os.sched_getaffinity(0))
-    torch.set_num_threads(cores)  # Debian's build may start with fewer; give it every core
     np.ones((64, 64)) @ np.ones((64, 64))
-    torch.ones(64, 64, dtype=torch.float64) @ torch.ones(64, 64, dtype=torch.float64)
-    config = torch.__config__.show()
-    blas_info = re.search(r"BLAS_INFO=([^,]+)", config)
-    capability = re.search(r"CPU capability usage: (\S+)", config)
     print(f"numpy {np.__version__}: BLAS libraries mapped: {', '.join(blas_of_process()) or 'none'}; "
           f"{blas_threads()}",
           flush=True)
-    print(f"torch {torch.__version__}: BLAS_INFO={blas_info.group(1) if blas_info else '?'}, "
-          f"intra-op threads {torch.get_num_threads()}, CPU capability {capability.group(1) if capability else '?'}",
-          flush=True)
+    if torch is None:
+        print("torch: not installed, not measured", flush=True)
+    else:
+        torch.set_num_threads(cores)  # Debian's build may start with fewer; give it every core
+        torch.ones(64, 64, dtype=torch.float64) @ torch.ones(64, 64, dtype=torch.float64)
+        config = torch.__config__.show()
+        blas_info = re.search(r"BLAS_INFO=([^,]+)", config)
+        capability = re.search(r"CPU capability usage: (\S+)", config)
+        print(f"torch {torch.__version__}: BLAS_INFO={blas_info.group(1) if blas_info else '?'}, "
+              f"intra-op threads {torch.get_num_threads()}, "
+              f"CPU capability {capability.group(1) if capability else '?'}",
+              flush=True)
 
+    module = import_module(args.python_module)
     ours_available = benchmark_names(args.bench)
     samples = {}  # (op, shape) -> {"embed" | "python" | "numpy" | "torch": [seconds, one per round]}
     probe_samples = {}  # shape -> {"read" | "copy": [bytes per second, one per round]}
@@ -407,9 +521,15 @@ def main():
         vocab, dim = shape
         reps = 3  # timed batches per round for each peer; the rounds give the rest
         table = np.random.RandomState(SEED).random_sample((vocab, dim)) - 0.5
-        families = [("numpy", numpy_ops(np, table, vocab, dim)), ("torch", torch_ops(torch, table, vocab, dim))]
+        families = [("numpy", numpy_ops(np, table, vocab, dim))]
+        if torch is not None:
+            families.append(("torch", torch_ops(torch, table, vocab, dim)))
         if shape == SMALL:
             families.insert(0, ("python", pure_python_ops(vocab, dim)))
+        if module is not None and shape in MODULE_SHAPES:
+            families.append(("module numpy", module_numpy_ops(module, np, table, vocab, dim)))
+            if shape == SMALL:
+                families.append(("module lists", module_list_ops(module, vocab, dim)))
         for round_number in range(1, rounds + 1):
             probe = run_bench(args.bench, "^probe_", args.smoke)
             rates = probe_samples.setdefault(shape, {"read": [], "copy": []})
@@ -473,6 +593,7 @@ def main():
           "lookup_into writes the same 4096 rows into one result reused across calls (np.take(..., out=), which buffers "
           "its output in the default mode='raise', and torch.index_select(..., out=)); "
           "lookup_via_one_hot uses 64 ids; batched logits scores 64 hidden vectors; ratios below 1 mean embed is faster.")
+    module_verdicts = print_module_table(rows, shapes) if module is not None else []
     if args.smoke:
         return
 
@@ -512,6 +633,7 @@ def main():
         over = 100 * (rss / table_bytes - 1)
         goal(f"peak memory of {op} on the 1 GiB table: {rss / 2**20:.0f} MiB for a {table_bytes / 2**20:.0f} MiB "
              f"table, {over:+.1f} % ({source}; goal <= +5 %)", over <= 5)
+    verdicts += module_verdicts
     print()
     print(f"{sum(verdicts)} of {len(verdicts)} goals met; load average at the end "
           f"{os.getloadavg()[0]:.2f}.")
