@@ -2,32 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
 #include <string>
+
+#include "flags.hpp"
 
 namespace embed::report {
 namespace {
-
-// The tool keeps the table, a stretched copy and per-token scores in memory;
-// past this many entries (256 MiB per table) a run is refused rather than
-// left to fail half-way through an allocation.
-constexpr Index MAX_ENTRIES = Index{1} << 25;
-
-[[noreturn]] void refuse(const std::string& message) { throw std::invalid_argument(message); }
-
-std::string str(Index value) { return std::to_string(value); }
-
-// Every count the report prints must fit in Index; the library throws
-// overflow_error otherwise, which is a bad input here, not a failed run.
-void check_counts_fit(const ReportInputs& in) {
-    try {
-        const VocabGrowth growth = vocab_growth(in.vocab, in.dim, in.growth);
-        (void)table_bytes(growth.bigger_untied, Dtype::fp32);
-    } catch (const std::overflow_error&) {
-        refuse("--growth " + str(in.growth) + " with --vocab " + str(in.vocab) + " and --dim " + str(in.dim) +
-               " gives parameter or byte counts past 2^63 - 1");
-    }
-}
 
 // table is (V, d), hidden is (d): the id of the largest logit, the smaller id on a tie.
 Index argmax_smaller_id(const Vector& scores) {
@@ -119,30 +99,6 @@ void measure_scaling(const Table& table, const ReportInputs& in, ReportResult& r
 }
 
 }  // namespace
-
-void validate(const ReportInputs& in) {
-    // One token has no neighbours to rank, so the smallest useful vocabulary is 2.
-    if (in.vocab < 2) refuse("--vocab " + str(in.vocab) + " must be at least 2");
-    if (in.dim < 1) refuse("--dim " + str(in.dim) + " must be at least 1");
-    if (in.vocab > MAX_ENTRIES / in.dim) {
-        refuse("--vocab " + str(in.vocab) + " times --dim " + str(in.dim) + " must be at most " + str(MAX_ENTRIES) +
-               " table entries");
-    }
-    if (in.probe < 0 || in.probe >= in.vocab) {
-        refuse("--probe " + str(in.probe) + " is outside the vocabulary [0, " + str(in.vocab) + ")");
-    }
-    if (in.k < 1 || in.k > in.vocab - 1) {
-        refuse("--k " + str(in.k) + " must be in [1, " + str(in.vocab - 1) + "] (1 to vocab - 1)");
-    }
-    if (in.pick < 0 || in.pick >= in.k) {
-        refuse("--pick " + str(in.pick) + " must be in [0, " + str(in.k) + ") (a position in the top-k list)");
-    }
-    if (!std::isfinite(in.stretch_factor)) {
-        refuse("--stretch-factor " + std::to_string(in.stretch_factor) + " must be a finite number");
-    }
-    if (in.growth < 1) refuse("--growth " + str(in.growth) + " must be at least 1");
-    check_counts_fit(in);
-}
 
 std::vector<Index> ids_of(const std::vector<Neighbour>& ranked) {
     std::vector<Index> ids;

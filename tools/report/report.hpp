@@ -29,9 +29,6 @@ struct ReportInputs {
     Index growth = GROWTH;
 };
 
-/// Throws invalid_argument naming the value and what was allowed unless the inputs make a valid run.
-void validate(const ReportInputs& inputs);
-
 /// One token's scores against the probe, before and after the stretch (for the figure).
 struct TokenPoint {
     Index id = 0;
