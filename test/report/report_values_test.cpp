@@ -241,4 +241,18 @@ TEST(ReportValues, MemoryRowsAreParamsTimesBytesPerValue) {
     }
 }
 
+// The stretch is done on the table in place and undone afterwards (a copy would
+// double a loaded table's memory); the scaling section, measured after it, must
+// see the original row. With pick 0 the stretched row is the first cosine
+// neighbour that section uses, and a negative factor would flip its cosine.
+TEST(ReportValues, TheStretchedRowIsPutBackBeforeScalingIsMeasured) {
+    const ReportInputs in = with(60, 5, 9, 4, 3, 0, -3.0, 1);
+    const auto r = embed::report::measure(in);
+    const Table t = embed::make_table(in.vocab, in.dim, in.seed);
+    const Index first = loop_rank(t, in.probe, 1, true)[0];
+    ASSERT_EQ(r.stretch_target, first);
+    EXPECT_NEAR(r.cos_first_neighbour, loop_cosine(t, in.probe, first), 1e-12);
+    EXPECT_GT(r.cos_first_neighbour, 0.0);
+}
+
 }  // namespace

@@ -20,21 +20,28 @@ Index argmax_smaller_id(const Vector& scores) {
 
 bool same_ids(const std::vector<Neighbour>& a, const std::vector<Neighbour>& b) { return ids_of(a) == ids_of(b); }
 
-// table and stretched are (V, d): every other token's cosine and dot with the probe, by id.
-std::vector<TokenPoint> score_points(const Table& table, const Table& stretched, Index probe) {
+// table is (V, d): every other token's cosine and dot product with the probe, both sorted by id.
+struct ProbeScores {
+    std::vector<Neighbour> cosine;
+    std::vector<Neighbour> dot;
+};
+
+ProbeScores score_every_token(const Table& table, Index probe) {
     const Index others = table.rows() - 1;
     const auto by_id = [](std::vector<Neighbour> ranked) {
         std::sort(ranked.begin(), ranked.end(), [](const Neighbour& a, const Neighbour& b) { return a.id < b.id; });
         return ranked;
     };
-    const auto cos_before = by_id(rank_neighbours(table, probe, others, Score::cosine));
-    const auto dot_before = by_id(rank_neighbours(table, probe, others, Score::dot));
-    const auto cos_after = by_id(rank_neighbours(stretched, probe, others, Score::cosine));
-    const auto dot_after = by_id(rank_neighbours(stretched, probe, others, Score::dot));
-    std::vector<TokenPoint> points(static_cast<std::size_t>(others));
+    return {by_id(rank_neighbours(table, probe, others, Score::cosine)),
+            by_id(rank_neighbours(table, probe, others, Score::dot))};
+}
+
+// The (V - 1) points of the figure, by id, from the scores before and after the stretch.
+std::vector<TokenPoint> points_of(const ProbeScores& before, const ProbeScores& after) {
+    std::vector<TokenPoint> points(before.cosine.size());
     for (std::size_t i = 0; i < points.size(); ++i) {
-        points[i] = {cos_before[i].id, cos_before[i].score, dot_before[i].score, cos_after[i].score,
-                     dot_after[i].score};
+        points[i] = {before.cosine[i].id, before.cosine[i].score, before.dot[i].score, after.cosine[i].score,
+                     after.dot[i].score};
     }
     return points;
 }
@@ -67,15 +74,21 @@ void measure_logits(const Table& table, const ReportInputs& in, ReportResult& r)
     r.logit_argmax_is_self = r.logit_argmax == in.probe;
 }
 
-void measure_neighbours(const Table& table, const ReportInputs& in, ReportResult& r) {
+// embed::stretch returns a stretched copy, which would double the memory a loaded
+// table takes. The same multiplication done on the row in place, and undone
+// from a saved copy of that row afterwards, gives the same bits for d extra doubles.
+void measure_neighbours(Table& table, const ReportInputs& in, ReportResult& r) {
     r.cos_neighbors = rank_neighbours(table, in.probe, in.k, Score::cosine);
     r.dot_neighbors = rank_neighbours(table, in.probe, in.k, Score::dot);
     r.neighbors_differ = !same_ids(r.cos_neighbors, r.dot_neighbors);
     r.stretch_target = r.cos_neighbors[static_cast<std::size_t>(in.pick)].id;
-    const Table stretched = stretch(table, r.stretch_target, in.stretch_factor);
-    r.cos_after_stretch = rank_neighbours(stretched, in.probe, in.k, Score::cosine);
-    r.dot_after_stretch = rank_neighbours(stretched, in.probe, in.k, Score::dot);
-    r.points = score_points(table, stretched, in.probe);
+    const ProbeScores before = score_every_token(table, in.probe);
+    const RowVector saved = table.row(r.stretch_target);
+    table.row(r.stretch_target) *= in.stretch_factor;
+    r.cos_after_stretch = rank_neighbours(table, in.probe, in.k, Score::cosine);
+    r.dot_after_stretch = rank_neighbours(table, in.probe, in.k, Score::dot);
+    r.points = points_of(before, score_every_token(table, in.probe));
+    table.row(r.stretch_target) = saved;
 }
 
 void measure_scaling(const Table& table, const ReportInputs& in, ReportResult& r) {
@@ -116,7 +129,7 @@ ReportResult measure(const ReportInputs& inputs) {
     validate(inputs);
     ReportResult r;
     r.inputs = inputs;
-    const Table table = make_table(inputs.vocab, inputs.dim, inputs.seed);
+    Table table = make_table(inputs.vocab, inputs.dim, inputs.seed);
     r.table_shape = shape(table);
     r.params = param_count(inputs.vocab, inputs.dim);
     r.growth = vocab_growth(inputs.vocab, inputs.dim, inputs.growth);
