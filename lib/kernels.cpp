@@ -1,7 +1,9 @@
 #include "kernels.hpp"
+#include "multiversion.hpp"
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
 // load_lanes returns a 64-byte vector; it is internal and always inlined, so
 // the calling convention GCC warns about never reaches another file.
@@ -19,16 +21,8 @@ namespace {
 }  // namespace
 
 // The row loops are compiled once per instruction set and picked at load
-// time. A build that defines EMBED_KERNELS_ONE_TARGET compiles them for the
-// compiler flags' instruction set only: the tests build this file that way
-// for the baseline, AVX2 and AVX-512, to check that each gives the same bits.
-#if defined(EMBED_KERNELS_ONE_TARGET)
-#define EMBED_MULTIVERSION
-#define EMBED_MULTIVERSION_NARROW
-#else
-#define EMBED_MULTIVERSION __attribute__((target_clones("avx512f", "avx2", "default")))
-#define EMBED_MULTIVERSION_NARROW __attribute__((target_clones("avx2", "default")))
-#endif
+// time (multiversion.hpp). The tests also build this file for the baseline,
+// AVX2 and AVX-512 alone, to check that each gives the same bits.
 
 namespace {
 
@@ -210,11 +204,27 @@ struct RowEdges {
     return edges;
 }
 
-// For lanes rotated by head: lane L sits at vector position from[L].
-[[gnu::always_inline]] inline LaneIndex rotated_positions(Index head) {
-    LaneIndex from;
-    for (Index lane = 0; lane < kLanes; ++lane) from[lane] = (lane - head + kLanes) % kLanes;
-    return from;
+// Lanes rotated by Head (position p holds lane (Head + p) % 8) back in lane
+// order: lane L comes from position (L - Head) % 8. The positions must be
+// constants for __builtin_shufflevector, which GCC and Clang both have, so
+// there is one shuffle per rotation.
+template <Index Head, std::size_t... Lane>
+[[gnu::always_inline]] inline Lanes unrotated_by(const Lanes& lanes, std::index_sequence<Lane...>) {
+    return __builtin_shufflevector(lanes, lanes, static_cast<int>((Lane + kLanes - Head) % kLanes)...);
+}
+
+[[gnu::always_inline]] inline Lanes unrotated(const Lanes& lanes, Index head) {
+    constexpr auto kLaneOrder = std::make_index_sequence<kLanes>{};
+    switch (head) {
+        case 1: return unrotated_by<1>(lanes, kLaneOrder);
+        case 2: return unrotated_by<2>(lanes, kLaneOrder);
+        case 3: return unrotated_by<3>(lanes, kLaneOrder);
+        case 4: return unrotated_by<4>(lanes, kLaneOrder);
+        case 5: return unrotated_by<5>(lanes, kLaneOrder);
+        case 6: return unrotated_by<6>(lanes, kLaneOrder);
+        case 7: return unrotated_by<7>(lanes, kLaneOrder);
+        default: return lanes;
+    }
 }
 
 // All pairs, Q b rows at a time, with d cut into tiles of kTile values: all
@@ -242,7 +252,6 @@ template <Index P, Index Q>
     if (dim % kLanes != 0 || head < 0) head = 0;
     head = std::min(head, dim);
     const Index body = (dim - head) - (dim - head) % kLanes;  // values in the tiles
-    const LaneIndex lane_positions = rotated_positions(head);
     const Index m_blocks = m - m % Q;
     Lanes sums[kRows * Q];
     RowEdges a_edges[kRows];
@@ -276,7 +285,7 @@ template <Index P, Index Q>
             for (Index i = 0; i < rows; ++i) {
                 for (Index q = 0; q < Q; ++q) {
                     const Lanes lanes = sums[i * Q + q] + a_edges[i].tail * b_edges[q].tail;
-                    out[(i0 + i) * out_stride + t + q] = sum_lanes(__builtin_shuffle(lanes, lane_positions));
+                    out[(i0 + i) * out_stride + t + q] = sum_lanes(unrotated(lanes, head));
                 }
             }
         }
@@ -287,7 +296,7 @@ template <Index P, Index Q>
 
 // AVX-512 has 32 vector registers, one Lanes each: 4 x 6 accumulators, 6 b
 // rows and an a row fit without spilling.
-__attribute__((target("avx512f"))) void dot_all_pairs_avx512(const double* a, Index n, const double* b, Index m,
+EMBED_TARGET_AVX512 void dot_all_pairs_avx512(const double* a, Index n, const double* b, Index m,
                                                              Index dim, double* out, Index out_stride) {
     dot_all_pairs_tiled<4, 6>(a, n, b, m, dim, out, out_stride);
 }
@@ -300,7 +309,7 @@ EMBED_MULTIVERSION_NARROW void dot_all_pairs_narrow(const double* a, Index n, co
 }  // namespace
 
 void dot_all_pairs(const double* a, Index n, const double* b, Index m, Index dim, double* out, Index out_stride) {
-#if !defined(EMBED_KERNELS_ONE_TARGET)
+#if EMBED_MULTIVERSIONED
     static const bool avx512 = __builtin_cpu_supports("avx512f");
 #elif defined(__AVX512F__)
     constexpr bool avx512 = true;
@@ -324,8 +333,5 @@ const double* at_line_offset_of(const double* like, const double* values, Index 
     std::copy(values, values + count, start);
     return start;
 }
-
-#undef EMBED_MULTIVERSION
-#undef EMBED_MULTIVERSION_NARROW
 
 }  // namespace embed::detail

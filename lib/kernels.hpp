@@ -25,9 +25,6 @@ inline constexpr Index kLanes = 8;
 /// Eight doubles as one value; element j is lane j.
 typedef double Lanes __attribute__((vector_size(kLanes * sizeof(double))));
 
-/// Eight lane numbers: which lane of a Lanes each position of a __builtin_shuffle takes.
-typedef long long LaneIndex __attribute__((vector_size(kLanes * sizeof(long long))));
-
 /// lane is (8), returns the lanes added pairwise: the last step of every dot product.
 inline double sum_lanes_pairwise(const double* lane) {
     return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
@@ -36,8 +33,8 @@ inline double sum_lanes_pairwise(const double* lane) {
 /// The same additions as sum_lanes_pairwise, done on the whole vector: adjacent lanes, then pairs of pairs.
 /// The GEMM ends one dot product per output, where the scalar form cost about a tenth of the time.
 inline double sum_lanes(const Lanes& acc) {
-    const Lanes pairs = acc + __builtin_shuffle(acc, LaneIndex{1, 0, 3, 2, 5, 4, 7, 6});  // lane 2k: 2k + (2k + 1)
-    const Lanes quads = pairs + __builtin_shuffle(pairs, LaneIndex{2, 3, 0, 1, 6, 7, 4, 5});  // lanes 0 and 4
+    const Lanes pairs = acc + __builtin_shufflevector(acc, acc, 1, 0, 3, 2, 5, 4, 7, 6);  // lane 2k: 2k + (2k + 1)
+    const Lanes quads = pairs + __builtin_shufflevector(pairs, pairs, 2, 3, 0, 1, 6, 7, 4, 5);  // lanes 0 and 4
     return quads[0] + quads[4];
 }
 

@@ -6,8 +6,12 @@
 #include <cstdlib>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#if defined(__unix__)
+#include <pthread.h>
+#endif
 #if defined(__linux__)
 #include <sched.h>
 #include <sys/mman.h>
@@ -20,7 +24,7 @@ namespace {
 int detect_workers() {
     if (const char* env = std::getenv("EMBED_NUM_THREADS")) {
         const long requested = std::strtol(env, nullptr, 10);
-        if (requested >= 1) return static_cast<int>(std::min(requested, 256L));
+        if (requested >= 1) return static_cast<int>(std::min<long>(requested, kMaxWorkers));
     }
 #if defined(__linux__)
     cpu_set_t set;
@@ -43,35 +47,49 @@ public:
     explicit Pool(int helpers) {
         for (int h = 0; h < helpers; ++h) {
             try {
-                std::thread([this, h] { serve(h + 1); }).detach();
-                ++helpers_;
+                helpers_.emplace_back([this, h] { serve(h + 1); });
             } catch (...) {
-                break;  // fewer helpers than cores; run_chunks copes with any number
+                break;  // fewer helpers than asked for; run copes with any number
             }
         }
     }
 
+    Pool(const Pool&) = delete;
+    Pool& operator=(const Pool&) = delete;
+
+    // Wakes the helpers with the stop flag and joins them. Only for a pool no caller is using.
+    ~Pool() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            stopping_ = true;
+        }
+        wake_.notify_all();
+        for (std::thread& helper : helpers_) helper.join();
+    }
+
     void run(Index n, Index threads, Index pieces, ChunkFunction body, void* context) {
         std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
-        threads = std::min<Index>(threads, helpers_ + 1);
+        threads = std::min<Index>(threads, static_cast<Index>(helpers_.size()) + 1);
         if (!busy.owns_lock() || threads <= 1 || pieces <= 1) {
             body(context, 0, n);
             return;
         }
+        Index piece = 0;
+        Index piece_total = 0;
         {
             std::lock_guard<std::mutex> lock(mutex_);
             body_ = body;
             context_ = context;
             n_ = n;
-            piece_ = (n + pieces - 1) / pieces;
-            pieces_ = (n + piece_ - 1) / piece_;
+            piece_ = piece = (n + pieces - 1) / pieces;
+            pieces_ = piece_total = (n + piece - 1) / piece;
             next_piece_.store(0, std::memory_order_relaxed);
             threads_ = threads;
             pending_ = threads - 1;
             ++generation_;
         }
         wake_.notify_all();
-        take_pieces(body, context, n, piece_, pieces_);
+        take_pieces(body, context, n, piece, piece_total);
         std::unique_lock<std::mutex> lock(mutex_);
         done_.wait(lock, [this] { return pending_ == 0; });
     }
@@ -97,7 +115,8 @@ private:
             Index pieces = 0;
             {
                 std::unique_lock<std::mutex> lock(mutex_);
-                wake_.wait(lock, [&] { return generation_ != seen; });
+                wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+                if (stopping_) return;
                 seen = generation_;
                 if (slot >= threads_) continue;
                 body = body_;
@@ -115,6 +134,7 @@ private:
         }
     }
 
+    std::vector<std::thread> helpers_;
     std::mutex busy_;
     std::mutex mutex_;
     std::condition_variable wake_;
@@ -128,20 +148,71 @@ private:
     Index threads_ = 0;
     Index pending_ = 0;
     unsigned long generation_ = 0;
-    Index helpers_ = 0;
+    bool stopping_ = false;
 };
+
+// The process's one pool, started on first use. fork() copies only the
+// thread that called it: in the child the pool's helpers are gone and its
+// mutexes may be held by threads that no longer exist, so a child that
+// reused it would wait forever. The fork handlers below hold the slot's lock
+// across fork(), so the pointer is never half-written, and the child drops
+// the inherited pool (without destroying it: its helpers cannot be joined)
+// and starts a fresh one on its first parallel call.
+struct PoolSlot {
+    std::mutex mutex;
+    Pool* pool = nullptr;
+    std::atomic<int> workers{0};  // 0 until detected or set
+};
+
+PoolSlot& pool_slot() {
+    static PoolSlot* const slot = [] {
+        auto* created = new PoolSlot;  // never destroyed: helpers may sleep on it at exit
+#if defined(__unix__)
+        pthread_atfork([] { pool_slot().mutex.lock(); }, [] { pool_slot().mutex.unlock(); },
+                       [] {
+                           PoolSlot& child = pool_slot();
+                           child.pool = nullptr;  // the parent's pool, abandoned: see above
+                           child.mutex.unlock();
+                       });
+#endif
+        return created;
+    }();
+    return *slot;
+}
 
 }  // namespace
 
 int worker_count() {
-    static const int workers = detect_workers();
+    PoolSlot& slot = pool_slot();
+    int workers = slot.workers.load(std::memory_order_relaxed);
+    if (workers == 0) {
+        int expected = 0;
+        slot.workers.compare_exchange_strong(expected, detect_workers(), std::memory_order_relaxed);
+        workers = slot.workers.load(std::memory_order_relaxed);
+    }
     return workers;
 }
 
+void set_worker_count(int threads) {
+    PoolSlot& slot = pool_slot();
+    Pool* retired = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(slot.mutex);
+        slot.workers.store(std::clamp(threads, 1, kMaxWorkers), std::memory_order_relaxed);
+        retired = std::exchange(slot.pool, nullptr);
+    }
+    delete retired;  // joins its helpers; the next parallel call starts a pool of the new size
+}
+
 void run_chunks(Index n, Index threads, Index pieces, ChunkFunction body, void* context) {
-    // Started on first use and never stopped: the helpers sleep on a condition
-    // variable between loops, and the process may exit while they sleep.
-    static Pool* const pool = new Pool(worker_count() - 1);
+    PoolSlot& slot = pool_slot();
+    Pool* pool = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(slot.mutex);
+        if (slot.pool == nullptr) slot.pool = new Pool(worker_count() - 1);
+        pool = slot.pool;
+    }
+    // The helpers sleep on a condition variable between loops, and the process may exit while they sleep.
     pool->run(n, threads, pieces, body, context);
 }
 

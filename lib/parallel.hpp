@@ -14,8 +14,15 @@
 
 namespace embed::detail {
 
+/// Most threads a loop is split between, whatever EMBED_NUM_THREADS or set_worker_count ask for.
+inline constexpr int kMaxWorkers = 256;
+
 /// Threads worth using: the cores this process may run on, overridable by EMBED_NUM_THREADS.
 int worker_count();
+
+/// Uses `threads` threads (clamped to [1, kMaxWorkers]) from now on, whatever the cores; for tests
+/// that compare thread counts. Not while another thread is inside a library call.
+void set_worker_count(int threads);
 
 /// A chunk of work: body(context, begin, end) over rows [begin, end). It must not throw.
 using ChunkFunction = void (*)(void* context, Index begin, Index end);

@@ -1,5 +1,7 @@
 #include "embed/python_random.hpp"
 
+#include "multiversion.hpp"
+
 #include <algorithm>
 #include <vector>
 
@@ -68,8 +70,6 @@ std::uint32_t temper(std::uint32_t y) {
 // The twist with its condition as a mask, so the compiler can vectorise it:
 // the first loop reads words 397 ahead (not yet rewritten), the second words
 // 227 behind (already rewritten), so vectors of up to 227 words are exact.
-#define EMBED_MULTIVERSION __attribute__((target_clones("avx512f", "avx2", "default")))
-
 EMBED_MULTIVERSION
 void twist_words(std::uint32_t* mt) {
     auto mix = [](std::uint32_t upper, std::uint32_t lower, std::uint32_t far) {
@@ -95,7 +95,6 @@ void emit_block(const std::uint32_t* mt, double* out, double offset) {
     }
 }
 
-#undef EMBED_MULTIVERSION
 
 double combine(std::uint32_t first, std::uint32_t second) {
     const std::uint32_t a = first >> 5;

@@ -1,9 +1,14 @@
-# Installs the build in EMBED_BUILD_DIR into a fresh prefix, then configures,
-# builds and runs the consumer project against that prefix only.
-# Run as: cmake -DEMBED_BUILD_DIR=... -DWORK_DIR=... -DCONSUMER_SOURCE_DIR=...
+# Builds and runs the consumer project the way a user would, one of two ways:
+# - with EMBED_BUILD_DIR: installs that build into a fresh prefix and lets the
+#   consumer find_package(embed) in that prefix only;
+# - with EMBED_SOURCE_DIR: the consumer takes embed's sources by add_subdirectory.
+# Run as: cmake (-DEMBED_BUILD_DIR=... | -DEMBED_SOURCE_DIR=...) -DWORK_DIR=... -DCONSUMER_SOURCE_DIR=...
 #               -DCXX_COMPILER=... [-DBUILD_TYPE=...] [-DEXTRA_FLAGS=...] -P package_test.cmake
 
-foreach(required EMBED_BUILD_DIR WORK_DIR CONSUMER_SOURCE_DIR CXX_COMPILER)
+if(NOT DEFINED EMBED_BUILD_DIR AND NOT DEFINED EMBED_SOURCE_DIR)
+  message(FATAL_ERROR "package_test.cmake needs -DEMBED_BUILD_DIR=... or -DEMBED_SOURCE_DIR=...")
+endif()
+foreach(required WORK_DIR CONSUMER_SOURCE_DIR CXX_COMPILER)
   if(NOT DEFINED ${required})
     message(FATAL_ERROR "package_test.cmake needs -D${required}=...")
   endif()
@@ -24,10 +29,15 @@ function(run_step description)
   endif()
 endfunction()
 
-run_step("installing the embed build" ${CMAKE_COMMAND} --install ${EMBED_BUILD_DIR} --prefix ${prefix})
+if(DEFINED EMBED_SOURCE_DIR)
+  set(how_to_find_embed -DEMBED_SOURCE_DIR=${EMBED_SOURCE_DIR})
+else()
+  run_step("installing the embed build" ${CMAKE_COMMAND} --install ${EMBED_BUILD_DIR} --prefix ${prefix})
+  set(how_to_find_embed -DCMAKE_PREFIX_PATH=${prefix})
+endif()
 run_step("configuring the consumer" ${CMAKE_COMMAND}
   -S ${CONSUMER_SOURCE_DIR} -B ${consumer_build}
-  -DCMAKE_PREFIX_PATH=${prefix}
+  ${how_to_find_embed}
   -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
   -DCMAKE_BUILD_TYPE=${BUILD_TYPE}
   "-DCMAKE_CXX_FLAGS=${EXTRA_FLAGS}"

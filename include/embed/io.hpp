@@ -1,0 +1,84 @@
+#pragma once
+// Reading and writing embedding tables (V, d) in files: numpy's .npy, Hugging
+// Face's .safetensors and llama.cpp's .gguf. Every file is treated as hostile:
+// each size is checked against the file before anything is allocated or read.
+//
+// The file's extension (.npy, .safetensors, .gguf, compared case-insensitively)
+// says which format it is in; each format's own magic or header is then checked.
+//
+// Errors: a file whose contents are wrong throws FileFormatError naming the
+// file, the field and the value found. A file that cannot be opened, mapped or
+// written throws std::filesystem::filesystem_error (a std::system_error).
+// Arguments that are wrong whatever the file holds (an unknown extension to
+// save_table, a tensor name given for a .npy) throw std::invalid_argument.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "embed/types.hpp"
+
+namespace embed {
+
+/// A file that is not something we can read: its message names the file, the field and the value found.
+class FileFormatError : public std::runtime_error {
+public:
+    /// message is prefixed with the file's path: "<file>: <message>".
+    FileFormatError(const std::filesystem::path& file, const std::string& message);
+    /// The file that was being read.
+    const std::filesystem::path& file() const noexcept { return file_; }
+
+private:
+    std::filesystem::path file_;
+};
+
+/// One tensor a file holds, as list_tensors reports it without reading its data.
+struct TensorInfo {
+    /// The tensor's name; "" for a .npy, which holds one unnamed array.
+    std::string name;
+    /// The element type as the file spells it: "<f4" (.npy), "F32" (.safetensors), "Q8_0" (.gguf).
+    std::string dtype;
+    /// Outermost dimension first, as numpy prints it: a (V, d) table is {V, d} in every format
+    /// (GGUF stores its dimensions innermost first, ne = [d, V]; they are reversed here).
+    std::vector<std::int64_t> shape;
+    /// Whether load_table can read it: two dimensions and an element type it converts to double.
+    bool loadable = false;
+};
+
+/// What a file says about weight tying: whether the model reuses its token embedding as the output layer.
+struct Tying {
+    /// The token-embedding tensor's name (the one chosen_tensor picks).
+    std::string embedding;
+    /// The output tensor's name (`lm_head` as a name component, or `output.weight`); "" when the file has none.
+    std::string output;
+    /// true when the file has no output tensor or one equal to the embedding bit for bit after conversion to
+    /// double; false when they differ in shape or in any value.
+    bool tied = false;
+};
+
+/// Reads the table (V, d) stored in file, converted exactly to double. tensor names it; empty picks one as
+/// chosen_tensor says. Throws FileFormatError for anything that is not a 2-D table of a supported dtype.
+Table load_table(const std::filesystem::path& file, std::string_view tensor = {});
+
+/// Writes table (V, d) to file: .npy (float64, format 1.0) or .safetensors (F64, named tensor or "weight").
+/// Written beside the file and renamed into place, so a failed call leaves an existing file as it was.
+void save_table(const std::filesystem::path& file, const Table& table, std::string_view tensor = {});
+
+/// Every tensor in file, in the file's order, with names, dtypes and shapes; reads no tensor data.
+std::vector<TensorInfo> list_tensors(const std::filesystem::path& file);
+
+/// The name of the tensor load_table(file, tensor) reads ("" for a .npy). tensor given: it, if present.
+/// Empty: the one 2-D tensor named like a token embedding (a name component embed_tokens, wte,
+/// tok_embeddings, word_embeddings or token_embd), else the file's only 2-D tensor, else FileFormatError
+/// listing the candidates.
+std::string chosen_tensor(const std::filesystem::path& file, std::string_view tensor = {});
+
+/// Whether the model in file is tied (see Tying); nullopt for a .npy, or when the embedding chosen as
+/// chosen_tensor(file, tensor) says is itself the output tensor. Compares the tensors a block of rows at a time.
+std::optional<Tying> check_tying(const std::filesystem::path& file, std::string_view tensor = {});
+
+}  // namespace embed

@@ -1,0 +1,170 @@
+// Converting a described tensor's bytes to doubles, a chunk at a time.
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "io/formats.hpp"
+#include "io/half.hpp"
+
+namespace embed::io {
+namespace {
+
+/// Elements converted per chunk: large enough to stream, small enough to stay in cache; a multiple of 32
+/// so a chunk of Q8_0 is whole blocks.
+constexpr std::uint64_t chunk_elements = std::uint64_t{1} << 16;
+
+/// Q8_0 (as llama.cpp): blocks of 32 values, each an fp16 scale then 32 int8; value = scale * int8.
+constexpr std::uint64_t q8_0_block = 32;
+constexpr std::uint64_t q8_0_block_bytes = 2 + q8_0_block;
+
+/// value with its bytes in the opposite order (std::byteswap is C++23).
+template <typename T>
+T byte_swapped(T value) {
+    if constexpr (sizeof(T) == 8) return __builtin_bswap64(value);
+    if constexpr (sizeof(T) == 4) return __builtin_bswap32(value);
+    if constexpr (sizeof(T) == 2) return __builtin_bswap16(value);
+}
+
+/// The unsigned integer of sizeof(T) bytes at p, in the given byte order.
+template <typename T>
+T load_uint(const std::byte* p, bool big_endian) {
+    T value = 0;
+    std::memcpy(&value, p, sizeof(T));
+    if (big_endian != (std::endian::native == std::endian::big)) value = byte_swapped(value);
+    return value;
+}
+
+/// Bytes per element for the element types stored one value per element.
+std::uint64_t element_bytes(ElementType type) {
+    switch (type) {
+        case ElementType::f64: return 8;
+        case ElementType::f32: return 4;
+        case ElementType::f16:
+        case ElementType::bf16: return 2;
+        case ElementType::q8_0:
+        case ElementType::other: break;
+    }
+    return 0;
+}
+
+/// Elements [first, first + count) of a tensor stored one value per element, converted into out.
+void convert_elements(const TensorEntry& entry, Bytes bytes, std::uint64_t first, std::uint64_t count,
+                      double* out) {
+    const std::uint64_t width = element_bytes(entry.type);
+    const std::byte* p = bytes.data() + entry.offset + first * width;
+    const bool big = entry.big_endian;
+    switch (entry.type) {
+        case ElementType::f64:
+            for (std::uint64_t i = 0; i < count; ++i) out[i] = std::bit_cast<double>(load_uint<std::uint64_t>(p + 8 * i, big));
+            break;
+        case ElementType::f32:
+            for (std::uint64_t i = 0; i < count; ++i) {
+                out[i] = static_cast<double>(std::bit_cast<float>(load_uint<std::uint32_t>(p + 4 * i, big)));
+            }
+            break;
+        case ElementType::f16:
+            for (std::uint64_t i = 0; i < count; ++i) out[i] = half_to_double(load_uint<std::uint16_t>(p + 2 * i, big));
+            break;
+        case ElementType::bf16:
+            for (std::uint64_t i = 0; i < count; ++i) out[i] = bfloat16_to_double(load_uint<std::uint16_t>(p + 2 * i, big));
+            break;
+        case ElementType::q8_0:
+        case ElementType::other: break;
+    }
+}
+
+/// Elements [first, first + count) of a Q8_0 tensor, first and count multiples of 32, converted into out.
+void convert_q8_0(const TensorEntry& entry, Bytes bytes, std::uint64_t first, std::uint64_t count, double* out) {
+    const std::byte* block = bytes.data() + entry.offset + first / q8_0_block * q8_0_block_bytes;
+    for (std::uint64_t b = 0; b < count / q8_0_block; ++b, block += q8_0_block_bytes) {
+        // llama.cpp multiplies in float; an fp16 times an int8 needs at most 19 significant bits, so the
+        // product is exact in float and in double alike.
+        const double scale = half_to_double(load_uint<std::uint16_t>(block, false));
+        for (std::uint64_t j = 0; j < q8_0_block; ++j) {
+            const auto q = static_cast<std::int8_t>(std::to_integer<std::uint8_t>(block[2 + j]));
+            out[b * q8_0_block + j] = scale * static_cast<double>(q);
+        }
+    }
+}
+
+/// The byte range elements [first, first + count) occupy, for ChunkDone.
+std::pair<std::uint64_t, std::uint64_t> element_range(const TensorEntry& entry, std::uint64_t first,
+                                                      std::uint64_t count) {
+    if (entry.type == ElementType::q8_0) {
+        return {entry.offset + first / q8_0_block * q8_0_block_bytes, count / q8_0_block * q8_0_block_bytes};
+    }
+    const std::uint64_t width = element_bytes(entry.type);
+    return {entry.offset + first * width, count * width};
+}
+
+void convert(const TensorEntry& entry, Bytes bytes, std::uint64_t first, std::uint64_t count, double* out) {
+    if (entry.type == ElementType::q8_0) {
+        convert_q8_0(entry, bytes, first, count, out);
+    } else {
+        convert_elements(entry, bytes, first, count, out);
+    }
+}
+
+/// Throws FileFormatError unless entry is a 2-D tensor of an element type we convert.
+void require_loadable(const TensorEntry& entry, const std::filesystem::path& file) {
+    if (entry.shape.size() != 2) {
+        throw FileFormatError(file, "tensor '" + entry.name + "' has " + std::to_string(entry.shape.size()) +
+                                        " dimensions; a table needs 2");
+    }
+    if (entry.type == ElementType::other) {
+        throw FileFormatError(file, "tensor '" + entry.name + "' has dtype " + entry.dtype +
+                                        "; supported: float64, float32, float16, bfloat16, Q8_0");
+    }
+}
+
+}  // namespace
+
+bool is_loadable(const TensorEntry& entry) {
+    return entry.shape.size() == 2 && entry.type != ElementType::other;
+}
+
+void decode_rows(const TensorEntry& entry, Bytes bytes, const std::filesystem::path& file, Index first,
+                 Index count, Eigen::Ref<Table> out, const ChunkDone& done) {
+    require_loadable(entry, file);
+    const auto vocab = static_cast<std::uint64_t>(entry.shape[0]);
+    const auto dim = static_cast<std::uint64_t>(entry.shape[1]);
+    if (entry.fortran_order) {
+        // Column-major: element (r, c) is at c * V + r. Each column's slice of rows is contiguous.
+        std::vector<double> column(static_cast<std::size_t>(count));
+        for (std::uint64_t c = 0; c < dim; ++c) {
+            convert(entry, bytes, c * vocab + static_cast<std::uint64_t>(first), static_cast<std::uint64_t>(count),
+                    column.data());
+            for (Index r = 0; r < count; ++r) out(r, static_cast<Index>(c)) = column[static_cast<std::size_t>(r)];
+        }
+        if (done) done(entry.offset, entry.size);
+        return;
+    }
+    // Row-major: rows [first, first + count) are one contiguous run of elements, converted a chunk at a time
+    // straight into out's rows (out may be a block with its own stride, so row by row within a chunk).
+    const std::uint64_t begin = static_cast<std::uint64_t>(first) * dim;
+    const std::uint64_t total = static_cast<std::uint64_t>(count) * dim;
+    if (out.outerStride() == out.cols() || count <= 1) {
+        for (std::uint64_t at = 0; at < total; at += chunk_elements) {
+            const std::uint64_t n = std::min(chunk_elements, total - at);
+            convert(entry, bytes, begin + at, n, out.data() + at);
+            if (done) {
+                const auto [offset, size] = element_range(entry, begin + at, n);
+                done(offset, size);
+            }
+        }
+        return;
+    }
+    for (Index r = 0; r < count; ++r) {
+        convert(entry, bytes, begin + static_cast<std::uint64_t>(r) * dim, dim, out.row(r).data());
+    }
+}
+
+Table decode_table(const TensorEntry& entry, Bytes bytes, const std::filesystem::path& file, const ChunkDone& done) {
+    require_loadable(entry, file);
+    Table table(entry.shape[0], entry.shape[1]);
+    decode_rows(entry, bytes, file, 0, entry.shape[0], table, done);
+    return table;
+}
+
+}  // namespace embed::io

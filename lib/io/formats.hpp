@@ -1,0 +1,67 @@
+#pragma once
+// The parsers' common ground: a checked description of each tensor a file
+// holds, produced from the file's bytes before any tensor data is touched, and
+// the one decoder that turns a described tensor into a Table.
+//
+// Parsers work on bytes in memory (a mapped file, or a fuzzer's input), so the
+// same code runs for load_table and for the fuzz targets.
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "embed/io.hpp"
+#include "embed/types.hpp"
+
+namespace embed::io {
+
+using Bytes = std::span<const std::byte>;
+
+/// The element types the decoder converts to double; `other` is listed but never loaded.
+enum class ElementType { f64, f32, f16, bf16, q8_0, other };
+
+/// One tensor, checked: its byte range lies inside the file and matches shape x element size.
+struct TensorEntry {
+    std::string name;                  ///< "" for a .npy
+    std::string dtype;                 ///< the file's own spelling, for messages and listings
+    std::vector<std::int64_t> shape;   ///< outermost first
+    ElementType type = ElementType::other;
+    bool big_endian = false;           ///< only .npy can say so
+    bool fortran_order = false;        ///< only .npy: column-major data
+    std::uint64_t offset = 0;          ///< absolute offset of the first byte in the file
+    std::uint64_t size = 0;            ///< bytes; 0 when the element type's size is unknown (type other)
+};
+
+/// What a parser found in a file.
+struct Contents {
+    std::vector<TensorEntry> tensors;
+};
+
+/// Parses a .npy file held in bytes; file names it in errors.
+Contents parse_npy(Bytes bytes, const std::filesystem::path& file);
+/// Parses a .safetensors file held in bytes; file names it in errors.
+Contents parse_safetensors(Bytes bytes, const std::filesystem::path& file);
+/// Parses a .gguf file held in bytes; file names it in errors.
+Contents parse_gguf(Bytes bytes, const std::filesystem::path& file);
+
+/// Called after each chunk of tensor data has been converted, with its absolute byte range, so a mapped
+/// file can drop those pages and a load never holds the file and the table in memory at once.
+using ChunkDone = std::function<void(std::uint64_t offset, std::uint64_t size)>;
+
+/// Whether entry is something decode_rows can read: 2-D and a supported element type.
+bool is_loadable(const TensorEntry& entry);
+
+/// Rows [first, first + count) of entry (V, d), converted exactly to double into out (count, d).
+/// Throws FileFormatError unless is_loadable(entry). bytes is the whole file the entry was parsed from.
+void decode_rows(const TensorEntry& entry, Bytes bytes, const std::filesystem::path& file, Index first,
+                 Index count, Eigen::Ref<Table> out, const ChunkDone& done = {});
+
+/// The whole of entry as a (V, d) Table: decode_rows over every row.
+Table decode_table(const TensorEntry& entry, Bytes bytes, const std::filesystem::path& file,
+                   const ChunkDone& done = {});
+
+}  // namespace embed::io

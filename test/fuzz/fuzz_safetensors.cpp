@@ -1,0 +1,6 @@
+// libFuzzer target for the .safetensors parser.
+#include "fuzz_parse.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    return embed::fuzz::parse_and_decode(embed::io::parse_safetensors, data, size);
+}
