@@ -15,9 +15,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <embed/embed.hpp>
+
+#include "fresh_dir.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
+using embed::report::FreshDir;
 using testing::HasSubstr;
 
 const char* const kFiles[] = {"embed_report.json", "embed_report.md", "embed_report.svg"};
@@ -30,20 +35,6 @@ std::string read_file(const fs::path& path) {
 }
 
 void write_file(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
-
-// A fresh directory per test, removed afterwards.
-class FreshDir {
-public:
-    FreshDir() {
-        std::string pattern = (fs::temp_directory_path() / "embed_report_test_XXXXXX").string();
-        path_ = ::mkdtemp(pattern.data());
-    }
-    ~FreshDir() { fs::remove_all(path_); }
-    const fs::path& path() const { return path_; }
-
-private:
-    fs::path path_;
-};
 
 struct ToolRun {
     int status = -1;
@@ -169,7 +160,12 @@ INSTANTIATE_TEST_SUITE_P(
                     BadInput{{"--out-dir"}, "--out-dir is missing its value"},
                     BadInput{{"--out-dir", "does/not/exist"}, "--out-dir 'does/not/exist' does not exist"},
                     BadInput{{"--out-dir=embed_report.json"}, "--out-dir 'embed_report.json' is not a directory"},
-                    BadInput{{"--k", "3", "--k=4"}, "--k is given more than once"}));
+                    BadInput{{"--k", "3", "--k=4"}, "--k is given more than once"},
+                    BadInput{{"--table", "missing.npy"}, "--table 'missing.npy' is not an existing file"},
+                    BadInput{{"--table=embed_report.json", "--probe", "0"},
+                             "--table 'embed_report.json' cannot be used: "},
+                    BadInput{{"--table", "embed_report.json", "--seed", "3"},
+                             "--seed cannot be used with --table"}));
 
 TEST(ReportCli, BothSpellingsOnOneLineRunAndWriteTheRequestedReport) {
     FreshDir dir;
@@ -180,6 +176,37 @@ TEST(ReportCli, BothSpellingsOnOneLineRunAndWriteTheRequestedReport) {
     EXPECT_THAT(json, HasSubstr("\"vocab\": 40,"));
     EXPECT_THAT(json, HasSubstr("\"probe\": 3,"));
     EXPECT_THAT(json, HasSubstr("\"stretch_factor\": 0.0,"));
+}
+
+TEST(ReportCli, ATableFileIsReportedWithItsSourceAndNoSeed) {
+    FreshDir dir;
+    embed::Table table(30, 4);
+    for (embed::Index i = 0; i < table.size(); ++i) table.data()[i] = static_cast<double>((i * 7) % 11) - 5.0;
+    embed::save_table(dir / "t.npy", table);
+    const ToolRun run = run_tool(dir.path(), {"--table=t.npy", "--probe", "3", "--k", "4", "--pick=1"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    const std::string json = read_file(dir.path() / "embed_report.json");
+    EXPECT_THAT(json, HasSubstr("\"seed\": null,\n  \"source\": {\n    \"file\": \"t.npy\",\n    \"tensor\": \"\"\n  },"));
+    EXPECT_THAT(json, HasSubstr("\"vocab\": 30,"));
+    EXPECT_THAT(read_file(dir.path() / "embed_report.md"), HasSubstr("파일 `t.npy`에서"));
+}
+
+// A hostile file is a bad argument like any other: exit 2, the loader's reason, the previous report kept.
+TEST(ReportCli, AHostileTableFileExitsTwoWithTheLoadersReasonAndWritesNothing) {
+    FreshDir dir;
+    for (const char* name : kFiles) write_file(dir.path() / name, std::string("previous ") + name);
+    // A valid npy header that promises 10^9 x 10^9 float64 values, with none behind it.
+    std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000, 1000000000), }";
+    header.append(128 - 10 - header.size() - 1, ' ').push_back('\n');  // the data starts 128 bytes in
+    std::string bytes = "\x93NUMPY\x01\x00";
+    bytes.push_back(static_cast<char>(header.size()));
+    bytes.push_back('\0');
+    write_file(dir.path() / "huge.npy", bytes + header);
+    const ToolRun run = run_tool(dir.path(), {"--table", "huge.npy", "--probe", "0"});
+    EXPECT_EQ(run.status, 2);
+    EXPECT_THAT(run.err, testing::StartsWith("embed_report: --table 'huge.npy' cannot be used: huge.npy: "));
+    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+    for (const char* name : kFiles) EXPECT_EQ(read_file(dir.path() / name), std::string("previous ") + name);
 }
 
 TEST(ReportCli, HelpAfterABadFlagStillPrintsHelpAndWritesNothing) {

@@ -19,11 +19,13 @@
 
 #include "cli.hpp"
 #include "flags.hpp"
+#include "fresh_dir.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using embed::report::Command;
+using embed::report::FreshDir;
 using testing::HasSubstr;
 
 Command parse(const std::vector<std::string>& args) {
@@ -41,21 +43,6 @@ std::string refusal(const std::vector<std::string>& args) {
     return "(accepted)";
 }
 
-// A fresh directory, removed afterwards; parse_command_line checks --out-dir exists.
-class FreshDir {
-public:
-    FreshDir() {
-        std::string pattern = (fs::temp_directory_path() / "embed_report_parse_XXXXXX").string();
-        path_ = ::mkdtemp(pattern.data());
-    }
-    ~FreshDir() { fs::remove_all(path_); }
-    std::string str() const { return path_.string(); }
-    fs::path operator/(const std::string& name) const { return path_ / name; }
-
-private:
-    fs::path path_;
-};
-
 TEST(ReportParse, NoFlagsGiveTheContractsRunInTheCurrentDirectory) {
     const Command c = parse({});
     EXPECT_EQ(c.action, Command::Action::run);
@@ -72,11 +59,11 @@ TEST(ReportParse, NoFlagsGiveTheContractsRunInTheCurrentDirectory) {
 
 TEST(ReportParse, AFullLineMixingBothSpellingsSetsEveryField) {
     FreshDir dir;
-    const Command c = parse({"--out-dir=" + dir.str(), "--vocab", "300", "--dim=24", "--seed",
+    const Command c = parse({"--out-dir=" + dir.path().string(), "--vocab", "300", "--dim=24", "--seed",
                              "18446744073709551615", "--probe=11", "--k", "+7", "--pick=2", "--stretch-factor",
                              "3.5", "--growth=+3"});
     EXPECT_EQ(c.action, Command::Action::run);
-    EXPECT_EQ(c.out_dir, dir.str());
+    EXPECT_EQ(c.out_dir, dir.path().string());
     EXPECT_EQ(c.inputs.vocab, 300);
     EXPECT_EQ(c.inputs.dim, 24);
     EXPECT_EQ(c.inputs.seed, 18446744073709551615ULL);
@@ -99,7 +86,7 @@ TEST(ReportParse, FlagOrderDoesNotMatterForRangesThatDependOnOtherFlags) {
 TEST(ReportParse, EqualsSplitsAtTheFirstEqualsSign) {
     FreshDir dir;
     fs::create_directory(dir / "a=b");
-    EXPECT_EQ(parse({"--out-dir=" + (dir / "a=b").string()}).out_dir, (dir / "a=b").string());
+    EXPECT_EQ(parse({"--out-dir=" + (dir / "a=b")}).out_dir, (dir / "a=b"));
 }
 
 TEST(ReportParse, EveryValuedFlagInTheTableTakesItsDefaultInBothSpellings) {
@@ -228,12 +215,12 @@ TEST(ReportParse, UnknownRepeatedAndValuelessFlagsAreRefused) {
 
 TEST(ReportParse, AnOutDirThatCannotTakeTheFilesIsABadArgument) {
     FreshDir dir;
-    const std::string missing = (dir / "missing").string();
+    const std::string missing = (dir / "missing");
     EXPECT_EQ(refusal({"--vocab", "40", "--probe", "3", "--out-dir", missing}),
               "--out-dir '" + missing + "' does not exist (allowed: an existing, writable directory)");
     std::ofstream(dir / "plain") << "x";
-    EXPECT_EQ(refusal({"--out-dir=" + (dir / "plain").string()}),
-              "--out-dir '" + (dir / "plain").string() + "' is not a directory (allowed: an existing, writable directory)");
+    EXPECT_EQ(refusal({"--out-dir=" + (dir / "plain")}),
+              "--out-dir '" + (dir / "plain") + "' is not a directory (allowed: an existing, writable directory)");
     EXPECT_EQ(refusal({"--out-dir="}), "--out-dir '' does not exist (allowed: an existing, writable directory)");
 }
 

@@ -12,8 +12,8 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 
-#include "format.hpp"
 
 namespace embed::report {
 namespace {
@@ -114,9 +114,32 @@ void apply(Command& command, const Flag& flag, std::string_view value) {
         case FlagKind::seed: command.inputs.seed = parse_seed(flag, value); return;
         case FlagKind::factor: command.inputs.stretch_factor = parse_factor(flag, value); return;
         case FlagKind::out_dir: command.out_dir = std::string(value); return;
+        case FlagKind::table: command.table = std::string(value); return;
         case FlagKind::help:
         case FlagKind::version: refuse(std::string(flag.name) + " takes no value");
     }
+}
+
+// --table's value split into the file and the tensor it names ("" for the loader's choice).
+struct TableSpec {
+    std::string file;
+    std::string tensor;
+};
+
+// FILE:TENSOR splits at the last ':', unless the whole value is an existing file
+// (a path may hold a ':'); a missing file is refused here with the path as given.
+TableSpec split_table_spec(const Flag& flag, const std::string& value) {
+    std::error_code error;
+    TableSpec spec{value, ""};
+    const std::size_t colon = value.rfind(':');
+    if (!std::filesystem::exists(value, error) && colon != std::string::npos) {
+        spec = {value.substr(0, colon), value.substr(colon + 1)};
+        if (spec.tensor.empty()) refuse(named(flag, in_quotes(value)) + " names an empty tensor after ':'");
+    }
+    if (!std::filesystem::is_regular_file(spec.file, error)) {
+        refuse(named(flag, in_quotes(spec.file)) + " is not an existing file" + allowed_note(flag));
+    }
+    return spec;
 }
 
 // --help and --version win wherever they stand, even after a bad flag, as in GNU
@@ -164,8 +187,42 @@ Command parse_command_line(std::span<const std::string_view> args) {
         apply(command, *flag, equals == std::string_view::npos ? args[++i] : arg.substr(equals + 1));
     }
     require_writable_directory(*find_flag("--out-dir"), command.out_dir);
-    validate(command.inputs);
+    if (!command.table) {
+        validate(command.inputs);
+        return command;
+    }
+    for (const Flag& flag : flag_table()) {
+        if (flag.generated_only && seen.contains(flag.name)) {
+            refuse(std::string(flag.name) + " cannot be used with --table: the file gives V and d, and a loaded "
+                                            "table has no seed");
+        }
+    }
     return command;
+}
+
+Table load_command_table(Command& command) {
+    const Flag& flag = *find_flag("--table");
+    const TableSpec spec = split_table_spec(flag, *command.table);
+    const auto refuse_file = [&](const std::exception& error) {
+        refuse(named(flag, in_quotes(*command.table)) + " cannot be used: " + error.what());
+    };
+    Table table;
+    std::string tensor;
+    try {
+        table = embed::load_table(spec.file, spec.tensor);
+        tensor = embed::chosen_tensor(spec.file, spec.tensor);
+    } catch (const embed::FileFormatError& error) {
+        refuse_file(error);
+    } catch (const std::system_error& error) {  // cannot open or map it
+        refuse_file(error);
+    } catch (const std::invalid_argument& error) {  // a tensor name for a .npy, an unknown extension
+        refuse_file(error);
+    }
+    command.inputs.vocab = table.rows();
+    command.inputs.dim = table.cols();
+    command.inputs.source = TableSource{spec.file, tensor};
+    validate(command.inputs);
+    return table;
 }
 
 std::string usage_synopsis() {
@@ -188,9 +245,10 @@ std::string usage_synopsis() {
 std::string usage_text() {
     std::string text = "usage: " + usage_synopsis() +
                        "\n"
-                       "Builds the embedding table, measures it with the embed library and writes\n"
-                       "embed_report.json, embed_report.md and embed_report.svg into the output\n"
-                       "directory (all three or none; an existing report is replaced only whole).\n"
+                       "Builds an embedding table (or loads one with --table), measures it with the\n"
+                       "embed library and writes embed_report.json, embed_report.md and\n"
+                       "embed_report.svg into the output directory (all three or none; an existing\n"
+                       "report is replaced only whole).\n"
                        "\n"
                        "options (--flag VALUE or --flag=VALUE):\n";
     for (const Flag& flag : flag_table()) {
@@ -204,7 +262,8 @@ std::string usage_text() {
     }
     return text +
            "\n"
-           "A generated table has at most 2^25 entries (V x D).\n"
+           "A generated table has at most 2^25 entries (V x D). With --table, V and D are\n"
+           "the file's shape, and --vocab, --dim and --seed are refused.\n"
            "exit status: 0 written, 1 could not write, 2 bad arguments (nothing written)\n";
 }
 

@@ -19,13 +19,16 @@ constexpr Index MAX_GENERATED_ENTRIES = Index{1} << 25;
 
 std::string str(Index value) { return std::to_string(value); }
 
-const std::array<Flag, 11> FLAGS = {{
+const std::array<Flag, 12> FLAGS = {{
     {"--out-dir", "", "DIR", "where the three files go", "an existing, writable directory", FlagKind::out_dir},
-    {"--vocab", "", "V", "vocabulary size", "at least 2", FlagKind::index, &ReportInputs::vocab,
-     [](const ReportInputs&) { return IndexRange{2, {}}; }},
-    {"--dim", "", "D", "row width", "at least 1", FlagKind::index, &ReportInputs::dim,
-     [](const ReportInputs&) { return IndexRange{1, {}}; }},
-    {"--seed", "", "S", "random.Random seed", "in [0, 2^64), decimal", FlagKind::seed},
+    {"--table", "", "FILE[:TENSOR]", "a table to load instead of generating one",
+     "a .npy, .safetensors or .gguf file, V and d from its shape", FlagKind::table},
+    {"--vocab", "", "V", "vocabulary size of a generated table", "at least 2", FlagKind::index, &ReportInputs::vocab,
+     [](const ReportInputs&) { return IndexRange{2, {}}; }, true},
+    {"--dim", "", "D", "row width of a generated table", "at least 1", FlagKind::index, &ReportInputs::dim,
+     [](const ReportInputs&) { return IndexRange{1, {}}; }, true},
+    {"--seed", "", "S", "random.Random seed of a generated table", "in [0, 2^64), decimal", FlagKind::seed, nullptr,
+     nullptr, true},
     {"--probe", "", "ID", "token to measure", "in [0, V)", FlagKind::index, &ReportInputs::probe,
      [](const ReportInputs& in) { return IndexRange{0, in.vocab}; }},
     {"--k", "", "K", "neighbours per list", "in [1, V)", FlagKind::index, &ReportInputs::k,
@@ -66,6 +69,14 @@ void require_counts_fit(const ReportInputs& in) {
     }
 }
 
+// A loaded table has no cap beyond the memory it already took, but the report
+// needs two tokens (a probe and a neighbour) and a row of at least one entry.
+void require_loaded_shape(const ReportInputs& in) {
+    if (in.vocab >= 2 && in.dim >= 1) return;
+    refuse(std::string(flag_of_kind(FlagKind::table).name) + " '" + in.source->file + "' holds a (" + str(in.vocab) +
+           ", " + str(in.dim) + ") table; the report needs V at least 2 and d at least 1");
+}
+
 void require_generated_table_fits(const ReportInputs& in) {
     if (in.vocab <= MAX_GENERATED_ENTRIES / in.dim) return;
     refuse(std::string(flag_for(&ReportInputs::vocab).name) + " " + str(in.vocab) + " times " +
@@ -95,6 +106,7 @@ std::string default_text(const Flag& flag) {
         case FlagKind::seed: return std::to_string(defaults.seed);
         case FlagKind::factor: return json_text(defaults.stretch_factor);
         case FlagKind::out_dir: return DEFAULT_OUT_DIR;
+        case FlagKind::table: return "none";
         case FlagKind::help:
         case FlagKind::version: return "";
     }
@@ -102,17 +114,19 @@ std::string default_text(const Flag& flag) {
 }
 
 void validate(const ReportInputs& in) {
+    if (in.source) require_loaded_shape(in);
     // In table order, so a range that depends on another flag (probe on V, pick on K)
-    // is checked after that flag.
+    // is checked after that flag. A loaded table's V and d are its shape, checked above.
     for (const Flag& flag : FLAGS) {
-        if (flag.kind == FlagKind::index) require_in_range(flag, in.*flag.field, flag.range(in));
+        if (flag.kind != FlagKind::index || (in.source && flag.generated_only)) continue;
+        require_in_range(flag, in.*flag.field, flag.range(in));
     }
     if (!std::isfinite(in.stretch_factor)) {
         const Flag& flag = flag_of_kind(FlagKind::factor);
         refuse(std::string(flag.name) + " " + std::to_string(in.stretch_factor) + " must be " +
                std::string(flag.allowed));
     }
-    require_generated_table_fits(in);
+    if (!in.source) require_generated_table_fits(in);
     require_counts_fit(in);
 }
 

@@ -21,6 +21,7 @@ enum class FlagKind {
     seed,     // a decimal unsigned 64-bit seed
     factor,   // a finite decimal number
     out_dir,  // an existing, writable directory
+    table,    // FILE[:TENSOR], a table to load instead of generating one
     help,     // no value: print the usage text
     version,  // no value: print the version
 };
@@ -41,6 +42,7 @@ struct Flag {
     FlagKind kind = FlagKind::help;
     Index ReportInputs::*field = nullptr;                // index flags only
     IndexRange (*range)(const ReportInputs&) = nullptr;  // index flags only: allowed given the other inputs
+    bool generated_only = false;  // describes a generated table, so it contradicts --table
 };
 
 /// Every flag, in the order the usage text and the README list them.

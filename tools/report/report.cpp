@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 #include "flags.hpp"
@@ -127,9 +128,18 @@ Index position_of(const std::vector<Neighbour>& ranked, Index id) {
 
 ReportResult measure(const ReportInputs& inputs) {
     validate(inputs);
+    return measure(make_table(inputs.vocab, inputs.dim, inputs.seed), inputs);
+}
+
+ReportResult measure(Table table, const ReportInputs& inputs) {
+    validate(inputs);
+    if (table.rows() != inputs.vocab || table.cols() != inputs.dim) {
+        throw std::invalid_argument("the table is (" + std::to_string(table.rows()) + ", " +
+                                    std::to_string(table.cols()) + ") but the inputs say (" +
+                                    std::to_string(inputs.vocab) + ", " + std::to_string(inputs.dim) + ")");
+    }
     ReportResult r;
     r.inputs = inputs;
-    Table table = make_table(inputs.vocab, inputs.dim, inputs.seed);
     r.table_shape = shape(table);
     r.params = param_count(inputs.vocab, inputs.dim);
     r.growth = vocab_growth(inputs.vocab, inputs.dim, inputs.growth);

@@ -371,7 +371,7 @@ std::string render_svg(const ReportResult& r) {
              rank_text(r.cos_neighbors, r.cos_after_stretch, r.stretch_target) + ", dot rank " +
              rank_text(r.dot_neighbors, r.dot_after_stretch, r.stretch_target),
          "middle", " font-size=\"16\" font-weight=\"bold\"");
-    draw_frame(svg, before, in, "before: the table as made");
+    draw_frame(svg, before, in, in.source ? "before: the table as loaded" : "before: the table as made");
     draw_frame(svg, after, in, "after: row " + std::to_string(r.stretch_target) + " \u00d7 " + factor);
     draw_cutoffs(svg, before, r, false);
     draw_cutoffs(svg, after, r, true);
