@@ -300,9 +300,10 @@ void draw_legend(std::ostringstream& svg, const ReportResult& r, Index largest) 
             svg << "<rect x=\"" << num(x - 8 + 6 * i) << "\" y=\"" << num(y - 3)
                 << "\" width=\"6\" height=\"6\" fill=\"#4d535b\" fill-opacity=\"" << fixed(shades[i], 2) << "\"/>\n";
         }
-        text(svg, x + 14, y + 4, "1 to " + std::to_string(largest) + " tokens a cell", "start");
+        text(svg, x + 14, y + 4, "1 to " + std::to_string(largest) + " tokens per cell", "start");
     }
-    x += 170;
+    x += largest == 0 ? 170 : 200;  // the cells' label is longer than the dots'
+
     svg << "<circle cx=\"" << num(x) << "\" cy=\"" << num(y) << "\" r=\"6\" fill=\"none\" stroke=\"" << kCosineColour
         << "\" stroke-width=\"1.8\"/>\n";
     text(svg, x + 12, y + 4, "top " + k + " by cosine", "start");
