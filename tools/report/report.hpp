@@ -34,7 +34,7 @@ struct ReportInputs {
     Index pick = PICK;  // which cosine neighbour (0-based) gets stretched
     double stretch_factor = STRETCH_FACTOR;
     Index growth = GROWTH;
-    std::optional<TableSource> source;  // set for a loaded table: V and d are its shape, seed is unused
+    std::optional<TableSource> source = std::nullopt;  // set for a loaded table: V and d are its shape, seed is unused
 };
 
 /// One token's scores against the probe, before and after the stretch (for the figure).
