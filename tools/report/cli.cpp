@@ -14,7 +14,6 @@
 #include <string>
 #include <system_error>
 
-
 namespace embed::report {
 namespace {
 
@@ -55,8 +54,7 @@ Decimal<T> read_decimal(std::string_view text) {
 Index parse_index(const Flag& flag, std::string_view text) {
     const Decimal<Index> read = read_decimal<Index>(text);
     if (read.out_of_range) {
-        refuse(named(flag, text) + " is outside the 64-bit integer range" +
-               allowed_note(flag));
+        refuse(named(flag, text) + " is outside the 64-bit integer range" + allowed_note(flag));
     }
     if (!read.value) refuse(named(flag, in_quotes(text)) + " is not a decimal integer" + allowed_note(flag));
     return *read.value;
@@ -82,8 +80,7 @@ double parse_factor(const Flag& flag, std::string_view text) {
     if (read.out_of_range) {
         const double rounded = std::strtod(std::string(without_plus(text)).c_str(), nullptr);
         if (std::fabs(rounded) < 1.0) return rounded;
-        refuse(named(flag, text) + " is past the largest double, about 1.8e308" +
-               allowed_note(flag));
+        refuse(named(flag, text) + " is past the largest double, about 1.8e308" + allowed_note(flag));
     }
     if (!read.value || !std::isfinite(*read.value)) {
         refuse(named(flag, in_quotes(text)) + " is not a finite decimal number" + allowed_note(flag));
@@ -103,8 +100,7 @@ void require_writable_directory(const Flag& flag, const std::string& dir) {
         refuse(named(flag, in_quotes(dir)) + " is not a directory" + allowed_note(flag));
     }
     if (::access(dir.c_str(), W_OK | X_OK) != 0) {
-        refuse(named(flag, in_quotes(dir)) + " is not writable: " + std::strerror(errno) +
-               allowed_note(flag));
+        refuse(named(flag, in_quotes(dir)) + " is not writable: " + std::strerror(errno) + allowed_note(flag));
     }
 }
 
@@ -153,6 +149,17 @@ std::optional<Command::Action> requested_action(std::span<const std::string_view
     return std::nullopt;
 }
 
+// --vocab, --dim and --seed describe a generated table: beside --table they
+// contradict the file, and are refused rather than silently ignored.
+void refuse_generated_only(const std::set<std::string_view>& seen) {
+    for (const Flag& flag : flag_table()) {
+        if (flag.generated_only && seen.contains(flag.name)) {
+            refuse(std::string(flag.name) + " cannot be used with " + std::string(flag_of_kind(FlagKind::table).name) +
+                   ": the file gives V and d, and a loaded table has no seed");
+        }
+    }
+}
+
 bool takes_value(const Flag& flag) { return !flag.metavar.empty(); }
 
 // "--probe ID", or "--help" for a flag without a value.
@@ -186,22 +193,17 @@ Command parse_command_line(std::span<const std::string_view> args) {
         if (!seen.insert(flag->name).second) refuse(std::string(flag->name) + " is given more than once");
         apply(command, *flag, equals == std::string_view::npos ? args[++i] : arg.substr(equals + 1));
     }
-    require_writable_directory(*find_flag("--out-dir"), command.out_dir);
-    if (!command.table) {
+    require_writable_directory(flag_of_kind(FlagKind::out_dir), command.out_dir);
+    if (command.table) {
+        refuse_generated_only(seen);
+    } else {
         validate(command.inputs);
-        return command;
-    }
-    for (const Flag& flag : flag_table()) {
-        if (flag.generated_only && seen.contains(flag.name)) {
-            refuse(std::string(flag.name) + " cannot be used with --table: the file gives V and d, and a loaded "
-                                            "table has no seed");
-        }
     }
     return command;
 }
 
 Table load_command_table(Command& command) {
-    const Flag& flag = *find_flag("--table");
+    const Flag& flag = flag_of_kind(FlagKind::table);
     const TableSpec spec = split_table_spec(flag, *command.table);
     const auto refuse_file = [&](const std::exception& error) {
         refuse(named(flag, in_quotes(*command.table)) + " cannot be used: " + error.what());
@@ -257,7 +259,9 @@ std::string usage_text() {
         left += spelled(flag);
         left.resize(std::max<std::size_t>(left.size() + 1, 25), ' ');
         text += left + std::string(flag.meaning);
-        if (takes_value(flag)) text.append(", ").append(flag.allowed).append(" (default: ").append(default_text(flag)).append(")");
+        if (takes_value(flag)) {
+            text.append(", ").append(flag.allowed).append(" (default: ").append(default_text(flag)).append(")");
+        }
         text += "\n";
     }
     return text +

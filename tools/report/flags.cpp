@@ -42,10 +42,6 @@ const std::array<Flag, 12> FLAGS = {{
     {"--version", "", "", "print the version and exit", "no value", FlagKind::version},
 }};
 
-const Flag& flag_of_kind(FlagKind kind) {
-    return *std::find_if(FLAGS.begin(), FLAGS.end(), [kind](const Flag& flag) { return flag.kind == kind; });
-}
-
 // "--probe 600 must be in [0, V) = [0, 512)": the rule as the table states it, then
 // what it means for this run when it depends on other flags.
 void require_in_range(const Flag& flag, Index value, const IndexRange& range) {
@@ -93,6 +89,10 @@ const Flag* find_flag(std::string_view name) {
         return flag.name == name || (!flag.alias.empty() && flag.alias == name);
     });
     return found == FLAGS.end() ? nullptr : &*found;
+}
+
+const Flag& flag_of_kind(FlagKind kind) {
+    return *std::find_if(FLAGS.begin(), FLAGS.end(), [kind](const Flag& flag) { return flag.kind == kind; });
 }
 
 const Flag& flag_for(Index ReportInputs::*field) {

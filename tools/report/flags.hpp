@@ -51,6 +51,9 @@ std::span<const Flag> flag_table();
 /// The flag called name (or aliased so), or nullptr.
 const Flag* find_flag(std::string_view name);
 
+/// The first flag of a kind: the one flag for every kind but index.
+const Flag& flag_of_kind(FlagKind kind);
+
 /// The index flag that sets field (for messages that name it).
 const Flag& flag_for(Index ReportInputs::*field);
 
