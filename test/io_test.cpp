@@ -378,3 +378,18 @@ TEST(Io, NumpyReadsSavedNpyBackBitForBit) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Io, EveryInputTheFuzzersCrashedOnIsNowRefused) {
+    // test/fuzz/regressions holds each input a fuzzer ever crashed on, named for what it held.
+    int files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(EMBED_FUZZ_REGRESSIONS)) {
+        EXPECT_THROW(embed::load_table(entry.path()), FileFormatError) << entry.path();
+        EXPECT_NO_THROW(embed::list_tensors(entry.path())) << entry.path();
+        ++files;
+    }
+    EXPECT_GE(files, 1);
+}
+
+}  // namespace

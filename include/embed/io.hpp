@@ -78,7 +78,8 @@ std::vector<TensorInfo> list_tensors(const std::filesystem::path& file);
 std::string chosen_tensor(const std::filesystem::path& file, std::string_view tensor = {});
 
 /// Whether the model in file is tied (see Tying); nullopt for a .npy, or when the embedding chosen as
-/// chosen_tensor(file, tensor) says is itself the output tensor. Compares the tensors a block of rows at a time.
+/// chosen_tensor(file, tensor) says is itself the output tensor. Compares the tensors a block of rows at a
+/// time; FileFormatError when either cannot be loaded or the file has several output tensors.
 std::optional<Tying> check_tying(const std::filesystem::path& file, std::string_view tensor = {});
 
 }  // namespace embed

@@ -6,6 +6,8 @@
 
 #include "io/formats.hpp"
 #include "io/half.hpp"
+#include "io/sizes.hpp"
+#include "parallel.hpp"
 
 namespace embed::io {
 namespace {
@@ -106,8 +108,10 @@ void convert(const TensorEntry& entry, Bytes bytes, std::uint64_t first, std::ui
     }
 }
 
-/// Throws FileFormatError unless entry is a 2-D tensor of an element type we convert.
-void require_loadable(const TensorEntry& entry, const std::filesystem::path& file) {
+/// Throws FileFormatError unless entry is a 2-D tensor of an element type we convert, no dimension larger
+/// than the file. A table with entries meets that by itself (each entry takes at least a byte); an empty one
+/// such as (2^62, 0) must not, or every loop over its rows would run for ever.
+void require_loadable(const TensorEntry& entry, Bytes bytes, const std::filesystem::path& file) {
     if (entry.shape.size() != 2) {
         throw FileFormatError(file, "tensor '" + entry.name + "' has " + std::to_string(entry.shape.size()) +
                                         " dimensions; a table needs 2");
@@ -115,6 +119,13 @@ void require_loadable(const TensorEntry& entry, const std::filesystem::path& fil
     if (entry.type == ElementType::other) {
         throw FileFormatError(file, "tensor '" + entry.name + "' has dtype " + entry.dtype +
                                         "; supported: float64, float32, float16, bfloat16, Q8_0");
+    }
+    for (const std::int64_t extent : entry.shape) {
+        if (static_cast<std::uint64_t>(extent) > bytes.size()) {
+            throw FileFormatError(file, "tensor '" + entry.name + "' has shape " + shape_text(entry.shape) +
+                                            ", a dimension larger than the file's " + std::to_string(bytes.size()) +
+                                            " bytes");
+        }
     }
 }
 
@@ -126,18 +137,22 @@ bool is_loadable(const TensorEntry& entry) {
 
 void decode_rows(const TensorEntry& entry, Bytes bytes, const std::filesystem::path& file, Index first,
                  Index count, Eigen::Ref<Table> out, const ChunkDone& done) {
-    require_loadable(entry, file);
+    require_loadable(entry, bytes, file);
     const auto vocab = static_cast<std::uint64_t>(entry.shape[0]);
     const auto dim = static_cast<std::uint64_t>(entry.shape[1]);
     if (entry.fortran_order) {
-        // Column-major: element (r, c) is at c * V + r. Each column's slice of rows is contiguous.
+        // Column-major: element (r, c) is at c * V + r. Each column's slice of rows is contiguous, and is
+        // done with once converted.
         std::vector<double> column(static_cast<std::size_t>(count));
         for (std::uint64_t c = 0; c < dim; ++c) {
-            convert(entry, bytes, c * vocab + static_cast<std::uint64_t>(first), static_cast<std::uint64_t>(count),
-                    column.data());
+            const std::uint64_t start = c * vocab + static_cast<std::uint64_t>(first);
+            convert(entry, bytes, start, static_cast<std::uint64_t>(count), column.data());
             for (Index r = 0; r < count; ++r) out(r, static_cast<Index>(c)) = column[static_cast<std::size_t>(r)];
+            if (done) {
+                const auto [offset, size] = element_range(entry, start, static_cast<std::uint64_t>(count));
+                done(offset, size);
+            }
         }
-        if (done) done(entry.offset, entry.size);
         return;
     }
     // Row-major: rows [first, first + count) are one contiguous run of elements, converted a chunk at a time
@@ -161,9 +176,19 @@ void decode_rows(const TensorEntry& entry, Bytes bytes, const std::filesystem::p
 }
 
 Table decode_table(const TensorEntry& entry, Bytes bytes, const std::filesystem::path& file, const ChunkDone& done) {
-    require_loadable(entry, file);
+    require_loadable(entry, bytes, file);
     Table table(entry.shape[0], entry.shape[1]);
-    decode_rows(entry, bytes, file, 0, entry.shape[0], table, done);
+    // Writing the fresh table costs more in page faults than converting the file; map its pages first.
+    detail::prefault_for_writing(table.data(), static_cast<std::size_t>(table.size()) * sizeof(double));
+    if (entry.fortran_order) {
+        decode_rows(entry, bytes, file, 0, table.rows(), table, done);
+        return table;
+    }
+    // Row-major files convert in parallel, a block of rows per piece; decode_rows cannot throw once the
+    // entry is known to be loadable.
+    detail::parallel_for(table.rows(), table.cols(), [&](Index begin, Index end) {
+        decode_rows(entry, bytes, file, begin, end - begin, table.middleRows(begin, end - begin), done);
+    });
     return table;
 }
 

@@ -56,11 +56,13 @@ struct OpenFile {
         return parse_gguf(bytes, path);
     }
 
-    /// Decodes entry, dropping the file's pages as they are converted.
-    Table decode(const TensorEntry& entry) const {
-        return decode_table(entry, map.bytes(), path,
-                            [this](std::uint64_t offset, std::uint64_t size) { map.release(offset, size); });
+    /// What the decoder calls after each chunk: drop the file's pages it has converted.
+    ChunkDone release() const {
+        return [this](std::uint64_t offset, std::uint64_t size) { map.release(offset, size); };
     }
+
+    /// Decodes entry, dropping the file's pages as they are converted.
+    Table decode(const TensorEntry& entry) const { return decode_table(entry, map.bytes(), path, release()); }
 };
 
 /// Whether one of name's dot-separated components is component.
@@ -163,8 +165,8 @@ bool same_values(const OpenFile& file, const TensorEntry& a, const TensorEntry& 
     Table rows_b(std::min(block, vocab), dim);
     for (Index first = 0; first < vocab; first += block) {
         const Index count = std::min(block, vocab - first);
-        decode_rows(a, file.map.bytes(), file.path, first, count, rows_a.topRows(count));
-        decode_rows(b, file.map.bytes(), file.path, first, count, rows_b.topRows(count));
+        decode_rows(a, file.map.bytes(), file.path, first, count, rows_a.topRows(count), file.release());
+        decode_rows(b, file.map.bytes(), file.path, first, count, rows_b.topRows(count), file.release());
         // Bit for bit: NaNs with equal bits are equal, and 0.0 differs from -0.0.
         const auto bytes = static_cast<std::size_t>(count * dim) * sizeof(double);
         if (std::memcmp(rows_a.data(), rows_b.data(), bytes) != 0) return false;

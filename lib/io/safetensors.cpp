@@ -18,6 +18,11 @@ namespace {
 
 /// The reference implementation's cap on the header: a hostile length cannot make us parse more.
 constexpr std::uint64_t max_header_bytes = 100'000'000;
+/// A real header nests three levels (header, tensor, shape); a hostile one could nest millions, which
+/// costs the parser gigabytes and minutes before it could be refused.
+constexpr int max_header_depth = 8;
+/// A tensor's rank; far above any real one, and it keeps a hostile shape array from being copied whole.
+constexpr std::size_t max_dimensions = 64;
 
 /// Element type and bytes per element of a safetensors dtype; FileFormatError for names it does not define.
 std::pair<ElementType, std::uint64_t> dtype_of(const std::string& dtype, const std::string& tensor,
@@ -36,13 +41,19 @@ std::pair<ElementType, std::uint64_t> dtype_of(const std::string& dtype, const s
     throw FileFormatError(file, "tensor '" + tensor + "' has unknown dtype '" + dtype + "'");
 }
 
+/// value as JSON text for a message, cut at 80 characters (a hostile value can be megabytes long).
+std::string excerpt(const nlohmann::json& value) {
+    const std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return text.size() <= 80 ? text : text.substr(0, 80) + "...";
+}
+
 /// A JSON number that is a non-negative integer below 2^63, or FileFormatError naming the field.
 std::int64_t non_negative(const nlohmann::json& value, const std::string& field, const std::filesystem::path& file) {
     if (value.is_number_unsigned() && value.get<std::uint64_t>() <= std::numeric_limits<std::int64_t>::max()) {
         return value.get<std::int64_t>();
     }
     if (value.is_number_integer() && value.get<std::int64_t>() >= 0) return value.get<std::int64_t>();
-    throw FileFormatError(file, field + " is " + value.dump() + "; expected an integer in [0, 2^63)");
+    throw FileFormatError(file, field + " is " + excerpt(value) + "; expected an integer in [0, 2^63)");
 }
 
 /// One header entry checked on its own: dtype known, shape sane, offsets consistent with shape x dtype.
@@ -56,10 +67,14 @@ TensorEntry entry_of(const std::string& name, const nlohmann::json& info, std::u
     const nlohmann::json& dtype = info["dtype"];
     const nlohmann::json& shape = info["shape"];
     const nlohmann::json& offsets = info["data_offsets"];
-    if (!dtype.is_string()) throw FileFormatError(file, where + " dtype is " + dtype.dump() + ", not a string");
-    if (!shape.is_array()) throw FileFormatError(file, where + " shape is " + shape.dump(-1).substr(0, 80) + ", not an array");
+    if (!dtype.is_string()) throw FileFormatError(file, where + " dtype is " + excerpt(dtype) + ", not a string");
+    if (!shape.is_array()) throw FileFormatError(file, where + " shape is " + excerpt(shape) + ", not an array");
+    if (shape.size() > max_dimensions) {
+        throw FileFormatError(file, where + " shape has " + std::to_string(shape.size()) + " dimensions; at most " +
+                                        std::to_string(max_dimensions) + " are read");
+    }
     if (!offsets.is_array() || offsets.size() != 2) {
-        throw FileFormatError(file, where + " data_offsets is " + offsets.dump().substr(0, 80) +
+        throw FileFormatError(file, where + " data_offsets is " + excerpt(offsets) +
                                         ", not an array [begin, end]");
     }
     TensorEntry entry;
@@ -128,7 +143,14 @@ Contents parse_safetensors(Bytes bytes, const std::filesystem::path& file) {
     const auto* text = reinterpret_cast<const char*>(header_bytes.data());
     nlohmann::json header;
     try {
-        header = nlohmann::json::parse(text, text + header_bytes.size());
+        // The callback sees each value as it starts; refusing deep nesting there stops the parse early.
+        const auto refuse_deep = [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+            if (depth > max_header_depth) {
+                reader.fail("safetensors header nests deeper than " + std::to_string(max_header_depth) + " levels");
+            }
+            return true;
+        };
+        header = nlohmann::json::parse(text, text + header_bytes.size(), refuse_deep);
     } catch (const nlohmann::json::exception& error) {
         reader.fail(std::string("safetensors header is not valid JSON: ") + error.what());
     }

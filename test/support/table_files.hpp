@@ -206,6 +206,13 @@ inline std::string one_tensor(const std::string& info, const std::string& data) 
     return safetensors_file(R"({"weight":{)" + info + "}}", data);
 }
 
+/// text n times over.
+inline std::string repeated(const std::string& text, int n) {
+    std::string out;
+    for (int i = 0; i < n; ++i) out += text;
+    return out;
+}
+
 /// Every hostile file, with the words of the message it must be refused with (the value the message names).
 inline std::vector<HostileFile> hostile_files() {
     const std::string f8_3x4(96, '\0');
@@ -246,6 +253,8 @@ inline std::vector<HostileFile> hostile_files() {
          "'shape' holds 99999999999999999999, past 2^63 - 1"},
         {"truncated.npy", npy_file("<f8", false, "(3, 4)", std::string(95, '\0')),
          "needs 96 bytes, but the file has 95 after the header"},
+        {"empty_huge.npy", npy_file("<f8", false, "(9223372036854775807, 0)", ""),
+         "has shape (9223372036854775807, 0), a dimension larger than the file's 128 bytes"},
         {"trailing.npy", npy_file("<f8", false, "(3, 4)", std::string(97, '\0')),
          "needs 96 bytes, but the file has 97 after the header"},
         {"named.npy", npy_file("<f8", false, "(3, 4)", f8_3x4), "has no tensor 'wte': a .npy file holds one unnamed array",
@@ -258,6 +267,11 @@ inline std::vector<HostileFile> hostile_files() {
          "safetensors header length 4294967296 is above the limit of 100000000 bytes"},
         {"bad_json.safetensors", safetensors_file(R"({"weight": {"dtype": "F64",)", ""), "is not valid JSON"},
         {"array_json.safetensors", safetensors_file("[1, 2]", ""), "safetensors header is array, not a JSON object"},
+        {"deep.safetensors", safetensors_file(std::string(100000, '[') + std::string(100000, ']'), ""),
+         "safetensors header nests deeper than 8 levels"},
+        {"rank.safetensors", one_tensor(R"("dtype":"F64","shape":[1)" + repeated(",1", 64) +
+                                            R"(],"data_offsets":[0,8])", std::string(8, '\0')),
+         "tensor 'weight' shape has 65 dimensions; at most 64 are read"},
         {"info_not_object.safetensors", safetensors_file(R"({"weight": 7})", ""), "tensor 'weight' is number, not an object"},
         {"no_dtype.safetensors", one_tensor(R"("shape":[3,4],"data_offsets":[0,96])", f8_3x4),
          "tensor 'weight' has no \"dtype\""},
@@ -382,6 +396,9 @@ inline std::vector<HostileFile> hostile_files() {
          "tensor 'token_embd.weight' has dtype ggml type 1000; supported"},
         {"quantized_table.gguf", gguf_file({{"token_embd.weight", {256, 1}, 12, 0}}, std::string(144, '\0')),
          "tensor 'token_embd.weight' has dtype Q4_K; supported"},
+        // Found by fuzz_gguf: no entries, so no bytes to check, but a row loop over 2^62 rows never ends.
+        {"empty_huge.gguf", gguf_file({{"token_embd.weight", {0, std::uint64_t{1} << 62}, 0, 0}}, ""),
+         "has shape (4611686018427387904, 0), a dimension larger than the file's"},
         {"missing_tensor.gguf", gguf_file(table_info(0, 0), f32_4x3),
          "has no tensor 'output.weight'; it has 1 tensors: 'token_embd.weight'", "output.weight"},
         {"data_before_start.gguf", gguf_file(table_info(0, 0), "").substr(0, 90),
