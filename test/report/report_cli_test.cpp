@@ -15,9 +15,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <embed/embed.hpp>
+
+#include "fresh_dir.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
+using embed::report::FreshDir;
 using testing::HasSubstr;
 
 const char* const kFiles[] = {"embed_report.json", "embed_report.md", "embed_report.svg"};
@@ -30,20 +35,6 @@ std::string read_file(const fs::path& path) {
 }
 
 void write_file(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
-
-// A fresh directory per test, removed afterwards.
-class FreshDir {
-public:
-    FreshDir() {
-        std::string pattern = (fs::temp_directory_path() / "embed_report_test_XXXXXX").string();
-        path_ = ::mkdtemp(pattern.data());
-    }
-    ~FreshDir() { fs::remove_all(path_); }
-    const fs::path& path() const { return path_; }
-
-private:
-    fs::path path_;
-};
 
 struct ToolRun {
     int status = -1;
@@ -146,53 +137,85 @@ TEST_P(ReportCliRefuses, WithExitTwoOneLineAndThePreviousReportUntouched) {
 
 INSTANTIATE_TEST_SUITE_P(
     BadInputs, ReportCliRefuses,
-    testing::Values(BadInput{{"--probe", "512"}, "--probe 512 is outside the vocabulary [0, 512)"},
-                    BadInput{{"--probe", "-1"}, "--probe -1 is outside the vocabulary [0, 512)"},
-                    BadInput{{"--vocab", "100"}, "--probe 137 is outside the vocabulary [0, 100)"},
-                    BadInput{{"--k", "0"}, "--k 0 must be in [1, 511]"},
-                    BadInput{{"--k", "512"}, "--k 512 must be in [1, 511]"},
-                    BadInput{{"--pick", "5"}, "--pick 5 must be in [0, 5)"},
-                    BadInput{{"--k", "3"}, "--pick 4 must be in [0, 3)"},
-                    BadInput{{"--pick", "-1"}, "--pick -1 must be in [0, 5)"},
-                    BadInput{{"--vocab", "0"}, "--vocab 0 must be at least 2"},
+    testing::Values(BadInput{{"--probe", "512"}, "--probe 512 must be in [0, V) = [0, 512)"},
+                    BadInput{{"--probe=-1"}, "--probe -1 must be in [0, V) = [0, 512)"},
+                    BadInput{{"--vocab", "100"}, "--probe 137 must be in [0, V) = [0, 100)"},
+                    BadInput{{"--k", "0"}, "--k 0 must be in [1, V) = [1, 512)"},
+                    BadInput{{"--vocab=40", "--probe", "3", "--k", "40"}, "--k 40 must be in [1, V) = [1, 40)"},
+                    BadInput{{"--pick", "5"}, "--pick 5 must be in [0, K) = [0, 5)"},
+                    BadInput{{"--k", "3"}, "--pick 4 must be in [0, K) = [0, 3)"},
                     BadInput{{"--vocab", "-3"}, "--vocab -3 must be at least 2"},
                     BadInput{{"--dim", "0"}, "--dim 0 must be at least 1"},
-                    BadInput{{"--growth", "0"}, "--growth 0 must be at least 1"},
-                    BadInput{{"--vocab", "100000", "--dim", "100000"}, "table entries"},
+                    BadInput{{"--growth=0"}, "--growth 0 must be at least 1"},
+                    BadInput{{"--vocab", "100000", "--dim", "100000"},
+                             "--vocab 100000 times --dim 100000 is more than the 2^25 = 33554432 entries"},
                     BadInput{{"--growth", "9223372036854775807"}, "past 2^63 - 1"},
                     BadInput{{"--stretch-factor", "inf"}, "--stretch-factor 'inf' is not a finite decimal number"},
-                    BadInput{{"--stretch-factor", "nan"}, "--stretch-factor 'nan' is not a finite decimal number"},
-                    BadInput{{"--stretch-factor", "1e999"}, "--stretch-factor '1e999' is not a finite"},
-                    BadInput{{"--stretch-factor", "four"}, "--stretch-factor 'four' is not a finite"},
-                    BadInput{{"--stretch-factor", "4x"}, "--stretch-factor '4x' is not a finite"},
-                    BadInput{{"--seed", "12abc"}, "--seed '12abc' is not a decimal integer"},
-                    BadInput{{"--seed", "-1"}, "--seed '-1' is not a decimal integer (0 to 18446744073709551615)"},
-                    BadInput{{"--seed", "18446744073709551616"}, "--seed 18446744073709551616 is out of range"},
+                    BadInput{{"--stretch-factor=1e999"}, "--stretch-factor 1e999 is past the largest double"},
+                    BadInput{{"--seed", "-1"}, "--seed -1 must be in [0, 2^64), decimal"},
                     BadInput{{"--seed", "0x10"}, "--seed '0x10' is not a decimal integer"},
-                    BadInput{{"--seed", ""}, "--seed '' is not a decimal integer"},
-                    BadInput{{"--vocab", "5.0"}, "--vocab '5.0' is not a decimal integer"},
                     BadInput{{"--frobnicate"}, "unknown argument '--frobnicate'"},
-                    BadInput{{"stray"}, "unknown argument 'stray'"},
+                    BadInput{{"--vocab", "40", "stray"}, "unknown argument 'stray'"},
                     BadInput{{"--probe"}, "--probe is missing its value"},
                     BadInput{{"--out-dir"}, "--out-dir is missing its value"},
-                    BadInput{{"--k", "3", "--k", "4"}, "--k is given more than once"}));
+                    BadInput{{"--out-dir", "does/not/exist"}, "--out-dir 'does/not/exist' does not exist"},
+                    BadInput{{"--out-dir=embed_report.json"}, "--out-dir 'embed_report.json' is not a directory"},
+                    BadInput{{"--k", "3", "--k=4"}, "--k is given more than once"},
+                    BadInput{{"--table", "missing.npy"}, "--table 'missing.npy' is not an existing file"},
+                    BadInput{{"--table=embed_report.json", "--probe", "0"},
+                             "--table 'embed_report.json' cannot be used: "},
+                    BadInput{{"--table", "embed_report.json", "--seed", "3"},
+                             "--seed cannot be used with --table"}));
 
-TEST(ReportCli, AMissingDirectoryExitsOneAndCreatesNothing) {
+TEST(ReportCli, BothSpellingsOnOneLineRunAndWriteTheRequestedReport) {
     FreshDir dir;
-    const ToolRun run = run_tool(dir.path(), {"--out-dir", "does/not/exist"});
-    EXPECT_EQ(run.status, 1);
-    EXPECT_THAT(run.err, HasSubstr("does/not/exist"));
-    EXPECT_THAT(run.err, HasSubstr("No such file or directory"));
-    EXPECT_TRUE(entries(dir.path()).empty());
+    fs::create_directory(dir.path() / "out");
+    const ToolRun run = run_tool(dir.path(), {"--out-dir=out", "--vocab", "40", "--probe=+3", "--stretch-factor=1e-400"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    const std::string json = read_file(dir.path() / "out" / "embed_report.json");
+    EXPECT_THAT(json, HasSubstr("\"vocab\": 40,"));
+    EXPECT_THAT(json, HasSubstr("\"probe\": 3,"));
+    EXPECT_THAT(json, HasSubstr("\"stretch_factor\": 0.0,"));
 }
 
-TEST(ReportCli, AnOutDirThatIsAFileExitsOne) {
+TEST(ReportCli, ATableFileIsReportedWithItsSourceAndNoSeed) {
     FreshDir dir;
-    write_file(dir.path() / "plain", "not a directory");
-    const ToolRun run = run_tool(dir.path(), {"--out-dir", "plain"});
-    EXPECT_EQ(run.status, 1);
-    EXPECT_THAT(run.err, HasSubstr("plain"));
-    EXPECT_EQ(read_file(dir.path() / "plain"), "not a directory");
+    embed::Table table(30, 4);
+    for (embed::Index i = 0; i < table.size(); ++i) table.data()[i] = static_cast<double>((i * 7) % 11) - 5.0;
+    embed::save_table(dir / "t.npy", table);
+    const ToolRun run = run_tool(dir.path(), {"--table=t.npy", "--probe", "3", "--k", "4", "--pick=1"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    const std::string json = read_file(dir.path() / "embed_report.json");
+    EXPECT_THAT(json, HasSubstr("\"seed\": null,\n  \"source\": {\n    \"file\": \"t.npy\",\n    \"tensor\": \"\"\n  },"));
+    EXPECT_THAT(json, HasSubstr("\"vocab\": 30,"));
+    EXPECT_THAT(read_file(dir.path() / "embed_report.md"), HasSubstr("파일 `t.npy`에서"));
+}
+
+// A hostile file is a bad argument like any other: exit 2, the loader's reason, the previous report kept.
+TEST(ReportCli, AHostileTableFileExitsTwoWithTheLoadersReasonAndWritesNothing) {
+    FreshDir dir;
+    for (const char* name : kFiles) write_file(dir.path() / name, std::string("previous ") + name);
+    // A valid npy header that promises 10^9 x 10^9 float64 values, with none behind it.
+    std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000, 1000000000), }";
+    header.append(128 - 10 - header.size() - 1, ' ').push_back('\n');  // the data starts 128 bytes in
+    std::string bytes = "\x93NUMPY\x01\x00";
+    bytes.push_back(static_cast<char>(header.size()));
+    bytes.push_back('\0');
+    write_file(dir.path() / "huge.npy", bytes + header);
+    const ToolRun run = run_tool(dir.path(), {"--table", "huge.npy", "--probe", "0"});
+    EXPECT_EQ(run.status, 2);
+    EXPECT_THAT(run.err, testing::StartsWith("embed_report: --table 'huge.npy' cannot be used: huge.npy: "));
+    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+    for (const char* name : kFiles) EXPECT_EQ(read_file(dir.path() / name), std::string("previous ") + name);
+}
+
+TEST(ReportCli, HelpAfterABadFlagStillPrintsHelpAndWritesNothing) {
+    FreshDir dir;
+    const ToolRun run = run_tool(dir.path(), {"--vocab", "abc", "--frobnicate", "--help"});
+    EXPECT_EQ(run.status, 0);
+    EXPECT_THAT(run.out, testing::StartsWith("usage: embed_report"));
+    EXPECT_EQ(run.err, "");
+    EXPECT_TRUE(entries(dir.path()).empty());
 }
 
 // When one file cannot be put in place, the others must not be either. A directory

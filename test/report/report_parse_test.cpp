@@ -1,6 +1,15 @@
-// parse_command_line() called directly: flags land in the right fields, and
-// refusals name the flag, the value and what was allowed.
+// parse_command_line() called directly on whole command lines as users type
+// them: flags land in the right fields in either spelling, --help and --version
+// win anywhere, and every refusal is checked word for word, with the value
+// and the allowed range it states.
 
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -9,27 +18,52 @@
 #include <gtest/gtest.h>
 
 #include "cli.hpp"
+#include "flags.hpp"
+#include "fresh_dir.hpp"
 
 namespace {
 
+namespace fs = std::filesystem;
 using embed::report::Command;
+using embed::report::FreshDir;
 using testing::HasSubstr;
 
-Command parse(std::vector<std::string_view> args) { return embed::report::parse_command_line(args); }
+Command parse(const std::vector<std::string>& args) {
+    const std::vector<std::string_view> views(args.begin(), args.end());
+    return embed::report::parse_command_line(views);
+}
+
+// The one line a refused command line gives, or a note that it was accepted.
+std::string refusal(const std::vector<std::string>& args) {
+    try {
+        parse(args);
+    } catch (const std::invalid_argument& error) {
+        return error.what();
+    }
+    return "(accepted)";
+}
 
 TEST(ReportParse, NoFlagsGiveTheContractsRunInTheCurrentDirectory) {
     const Command c = parse({});
     EXPECT_EQ(c.action, Command::Action::run);
     EXPECT_EQ(c.out_dir, ".");
     EXPECT_EQ(c.inputs.vocab, 512);
+    EXPECT_EQ(c.inputs.dim, 64);
+    EXPECT_EQ(c.inputs.seed, 20260917u);
     EXPECT_EQ(c.inputs.probe, 137);
+    EXPECT_EQ(c.inputs.k, 5);
     EXPECT_EQ(c.inputs.pick, 4);
+    EXPECT_EQ(c.inputs.stretch_factor, 4.0);
+    EXPECT_EQ(c.inputs.growth, 2);
 }
 
-TEST(ReportParse, EveryFlagSetsItsOwnField) {
-    const Command c = parse({"--out-dir", "x", "--vocab", "300", "--dim", "24", "--seed", "18446744073709551615",
-                             "--probe", "11", "--k", "7", "--pick", "2", "--stretch-factor", "3.5", "--growth", "3"});
-    EXPECT_EQ(c.out_dir, "x");
+TEST(ReportParse, AFullLineMixingBothSpellingsSetsEveryField) {
+    FreshDir dir;
+    const Command c = parse({"--out-dir=" + dir.path().string(), "--vocab", "300", "--dim=24", "--seed",
+                             "18446744073709551615", "--probe=11", "--k", "+7", "--pick=2", "--stretch-factor",
+                             "3.5", "--growth=+3"});
+    EXPECT_EQ(c.action, Command::Action::run);
+    EXPECT_EQ(c.out_dir, dir.path().string());
     EXPECT_EQ(c.inputs.vocab, 300);
     EXPECT_EQ(c.inputs.dim, 24);
     EXPECT_EQ(c.inputs.seed, 18446744073709551615ULL);
@@ -40,34 +74,181 @@ TEST(ReportParse, EveryFlagSetsItsOwnField) {
     EXPECT_EQ(c.inputs.growth, 3);
 }
 
-TEST(ReportParse, HelpAndVersionWinWithoutValidatingTheRest) {
-    EXPECT_EQ(parse({"--help"}).action, Command::Action::help);
-    EXPECT_EQ(parse({"--version"}).action, Command::Action::version);
+TEST(ReportParse, FlagOrderDoesNotMatterForRangesThatDependOnOtherFlags) {
+    // --probe 99 and --pick 8 are valid only given --vocab 100 and --k 9, which come after them.
+    const Command c = parse({"--probe", "99", "--pick=8", "--k", "9", "--vocab=100"});
+    EXPECT_EQ(c.inputs.vocab, 100);
+    EXPECT_EQ(c.inputs.probe, 99);
+    EXPECT_EQ(c.inputs.k, 9);
+    EXPECT_EQ(c.inputs.pick, 8);
 }
 
-TEST(ReportParse, StretchFactorAcceptsExponentsAndNegatives) {
+TEST(ReportParse, EqualsSplitsAtTheFirstEqualsSign) {
+    FreshDir dir;
+    fs::create_directory(dir / "a=b");
+    EXPECT_EQ(parse({"--out-dir=" + (dir / "a=b")}).out_dir, (dir / "a=b"));
+}
+
+TEST(ReportParse, EveryValuedFlagInTheTableTakesItsDefaultInBothSpellings) {
+    const Command defaults = parse({});
+    for (const embed::report::Flag& flag : embed::report::flag_table()) {
+        if (flag.metavar.empty()) continue;
+        const std::string name(flag.name);
+        const std::string value = embed::report::default_text(flag);
+        for (const auto& args : {std::vector<std::string>{name, value}, std::vector<std::string>{name + "=" + value}}) {
+            const Command c = parse(args);
+            EXPECT_EQ(c.out_dir, defaults.out_dir) << args[0];
+            EXPECT_EQ(c.inputs.vocab, defaults.inputs.vocab) << args[0];
+            EXPECT_EQ(c.inputs.seed, defaults.inputs.seed) << args[0];
+            EXPECT_EQ(c.inputs.pick, defaults.inputs.pick) << args[0];
+            EXPECT_EQ(c.inputs.stretch_factor, defaults.inputs.stretch_factor) << args[0];
+        }
+    }
+}
+
+TEST(ReportParse, HelpAnywhereWinsEvenAfterABadFlagOrValue) {
+    EXPECT_EQ(parse({"--help"}).action, Command::Action::help);
+    EXPECT_EQ(parse({"-h"}).action, Command::Action::help);
+    EXPECT_EQ(parse({"--frobnicate", "--help"}).action, Command::Action::help);
+    EXPECT_EQ(parse({"--vocab", "abc", "--help"}).action, Command::Action::help);
+    EXPECT_EQ(parse({"--vocab=1", "--probe", "900", "--help", "--k"}).action, Command::Action::help);
+    EXPECT_EQ(parse({"--out-dir", "/does/not/exist", "-h"}).action, Command::Action::help);
+}
+
+TEST(ReportParse, VersionAnywhereWinsAndTheFirstOfHelpAndVersionIsTaken) {
+    EXPECT_EQ(parse({"--seed", "-1", "--version"}).action, Command::Action::version);
+    EXPECT_EQ(parse({"--version", "--help"}).action, Command::Action::version);
+    EXPECT_EQ(parse({"--vocab=7", "--help", "--version"}).action, Command::Action::help);
+}
+
+TEST(ReportParse, HelpAsAnAttachedValueIsAValueNotARequest) {
+    EXPECT_EQ(refusal({"--out-dir=--help"}),
+              "--out-dir '--help' does not exist (allowed: an existing, writable directory)");
+    EXPECT_EQ(refusal({"--help=yes"}), "--help takes no value");
+    EXPECT_EQ(refusal({"--version="}), "--version takes no value");
+}
+
+TEST(ReportParse, NumbersMayCarryALeadingPlusAsStrtodAndStrtollAllow) {
+    const Command c = parse({"--vocab", "+40", "--probe=+3", "--seed", "+5", "--stretch-factor=+2"});
+    EXPECT_EQ(c.inputs.vocab, 40);
+    EXPECT_EQ(c.inputs.probe, 3);
+    EXPECT_EQ(c.inputs.seed, 5u);
+    EXPECT_EQ(c.inputs.stretch_factor, 2.0);
+    EXPECT_EQ(refusal({"--vocab", "+-40"}), "--vocab '+-40' is not a decimal integer (allowed: at least 2)");
+    EXPECT_EQ(refusal({"--vocab", "++40"}), "--vocab '++40' is not a decimal integer (allowed: at least 2)");
+    EXPECT_EQ(refusal({"--vocab", "+"}), "--vocab '+' is not a decimal integer (allowed: at least 2)");
+}
+
+TEST(ReportParse, StretchFactorAcceptsExponentsNegativesAndZero) {
     EXPECT_EQ(parse({"--stretch-factor", "-2.5e0"}).inputs.stretch_factor, -2.5);
     EXPECT_EQ(parse({"--stretch-factor", "0"}).inputs.stretch_factor, 0.0);
+    EXPECT_EQ(parse({"--stretch-factor", ".5"}).inputs.stretch_factor, 0.5);
 }
 
-TEST(ReportParse, RefusalsNameFlagValueAndRange) {
-    EXPECT_THAT([] { parse({"--probe", "600"}); },
-                testing::ThrowsMessage<std::invalid_argument>(HasSubstr("--probe 600 is outside the vocabulary [0, 512)")));
-    EXPECT_THAT([] { parse({"--vocab", "9223372036854775808"}); },
-                testing::ThrowsMessage<std::invalid_argument>(HasSubstr("--vocab 9223372036854775808 is out of range")));
-    EXPECT_THAT([] { parse({"--dim", " 5"}); },
-                testing::ThrowsMessage<std::invalid_argument>(HasSubstr("--dim ' 5' is not a decimal integer")));
-    EXPECT_THAT([] { parse({"--seed", "+5"}); },
-                testing::ThrowsMessage<std::invalid_argument>(HasSubstr("--seed '+5' is not a decimal integer")));
+// A decimal below the smallest subnormal is still a finite number; it rounds to
+// zero (keeping its sign) exactly as strtod rounds it, and the JSON shows the 0.
+TEST(ReportParse, AStretchFactorTooSmallForADoubleRoundsAsStrtodRoundsIt) {
+    const double tiny = parse({"--stretch-factor=1e-400"}).inputs.stretch_factor;
+    EXPECT_EQ(tiny, 0.0);
+    EXPECT_FALSE(std::signbit(tiny));
+    const double negative_tiny = parse({"--stretch-factor", "-1e-400"}).inputs.stretch_factor;
+    EXPECT_EQ(negative_tiny, 0.0);
+    EXPECT_TRUE(std::signbit(negative_tiny));
+    EXPECT_EQ(parse({"--stretch-factor", "4.9e-324"}).inputs.stretch_factor,
+              std::numeric_limits<double>::denorm_min());
+    EXPECT_EQ(parse({"--stretch-factor", "1e-310"}).inputs.stretch_factor, std::strtod("1e-310", nullptr));
 }
 
-TEST(ReportParse, UsageNamesEveryDefault) {
+TEST(ReportParse, AStretchFactorTooLargeForADoubleIsRefusedAsSuch) {
+    EXPECT_EQ(refusal({"--stretch-factor", "1e999"}),
+              "--stretch-factor 1e999 is past the largest double, about 1.8e308 (allowed: a finite number)");
+    EXPECT_EQ(refusal({"--stretch-factor=-1e999"}),
+              "--stretch-factor -1e999 is past the largest double, about 1.8e308 (allowed: a finite number)");
+    EXPECT_EQ(refusal({"--stretch-factor", "inf"}),
+              "--stretch-factor 'inf' is not a finite decimal number (allowed: a finite number)");
+    EXPECT_EQ(refusal({"--stretch-factor", "nan"}),
+              "--stretch-factor 'nan' is not a finite decimal number (allowed: a finite number)");
+    EXPECT_EQ(refusal({"--stretch-factor", "4x"}),
+              "--stretch-factor '4x' is not a finite decimal number (allowed: a finite number)");
+}
+
+TEST(ReportParse, RangeRefusalsStateTheValueTheRuleAndWhatItMeansForThisLine) {
+    EXPECT_EQ(refusal({"--probe", "600"}), "--probe 600 must be in [0, V) = [0, 512)");
+    EXPECT_EQ(refusal({"--vocab=100", "--probe", "100"}), "--probe 100 must be in [0, V) = [0, 100)");
+    EXPECT_EQ(refusal({"--vocab", "100"}), "--probe 137 must be in [0, V) = [0, 100)");
+    EXPECT_EQ(refusal({"--vocab", "40", "--probe=3", "--k", "40"}), "--k 40 must be in [1, V) = [1, 40)");
+    EXPECT_EQ(refusal({"--k=3", "--pick", "3"}), "--pick 3 must be in [0, K) = [0, 3)");
+    EXPECT_EQ(refusal({"--pick", "3", "--k=3"}), "--pick 3 must be in [0, K) = [0, 3)");
+    EXPECT_EQ(refusal({"--k", "2"}), "--pick 4 must be in [0, K) = [0, 2)");
+    EXPECT_EQ(refusal({"--vocab", "1", "--probe", "0"}), "--vocab 1 must be at least 2");
+    EXPECT_EQ(refusal({"--dim=0"}), "--dim 0 must be at least 1");
+    EXPECT_EQ(refusal({"--growth", "-3"}), "--growth -3 must be at least 1");
+    EXPECT_EQ(refusal({"--seed", "-1"}), "--seed -1 must be in [0, 2^64), decimal");
+    EXPECT_EQ(refusal({"--seed=18446744073709551616"}), "--seed 18446744073709551616 must be in [0, 2^64), decimal");
+}
+
+TEST(ReportParse, CrossFlagLimitsNameBothFlagsAndTheirValues) {
+    EXPECT_EQ(refusal({"--vocab", "100000", "--dim=100000"}),
+              "--vocab 100000 times --dim 100000 is more than the 2^25 = 33554432 entries a generated table may have");
+    EXPECT_EQ(refusal({"--vocab", "2", "--probe", "0", "--k", "1", "--pick", "0", "--growth", "9223372036854775807"}),
+              "--growth 9223372036854775807 with V = 2 and d = 64 gives parameter or byte counts past 2^63 - 1");
+}
+
+TEST(ReportParse, MalformedNumbersAreRefusedWithTheTextAsGiven) {
+    EXPECT_EQ(refusal({"--vocab", "9223372036854775808"}),
+              "--vocab 9223372036854775808 is outside the 64-bit integer range (allowed: at least 2)");
+    EXPECT_EQ(refusal({"--dim", " 5"}), "--dim ' 5' is not a decimal integer (allowed: at least 1)");
+    EXPECT_EQ(refusal({"--vocab=5.0"}), "--vocab '5.0' is not a decimal integer (allowed: at least 2)");
+    EXPECT_EQ(refusal({"--seed", "0x10"}), "--seed '0x10' is not a decimal integer (allowed: in [0, 2^64), decimal)");
+    EXPECT_EQ(refusal({"--seed="}), "--seed '' is not a decimal integer (allowed: in [0, 2^64), decimal)");
+    EXPECT_EQ(refusal({"--seed", "12abc"}), "--seed '12abc' is not a decimal integer (allowed: in [0, 2^64), decimal)");
+}
+
+TEST(ReportParse, UnknownRepeatedAndValuelessFlagsAreRefused) {
+    EXPECT_EQ(refusal({"--vocab", "40", "--frobnicate"}), "unknown argument '--frobnicate' (see --help)");
+    EXPECT_EQ(refusal({"--vocab-size=5"}), "unknown argument '--vocab-size=5' (see --help)");
+    EXPECT_EQ(refusal({"stray"}), "unknown argument 'stray' (see --help)");
+    EXPECT_EQ(refusal({"-k=3"}), "unknown argument '-k=3' (see --help)");
+    EXPECT_EQ(refusal({"--k", "3", "--k=4"}), "--k is given more than once");
+    EXPECT_EQ(refusal({"--dim", "8", "--probe"}), "--probe is missing its value");
+}
+
+TEST(ReportParse, AnOutDirThatCannotTakeTheFilesIsABadArgument) {
+    FreshDir dir;
+    const std::string missing = (dir / "missing");
+    EXPECT_EQ(refusal({"--vocab", "40", "--probe", "3", "--out-dir", missing}),
+              "--out-dir '" + missing + "' does not exist (allowed: an existing, writable directory)");
+    std::ofstream(dir / "plain") << "x";
+    EXPECT_EQ(refusal({"--out-dir=" + (dir / "plain")}),
+              "--out-dir '" + (dir / "plain") + "' is not a directory (allowed: an existing, writable directory)");
+    EXPECT_EQ(refusal({"--out-dir="}), "--out-dir '' does not exist (allowed: an existing, writable directory)");
+}
+
+TEST(ReportParse, AnOutDirWithoutWritePermissionIsABadArgument) {
+    FreshDir dir;
+    const fs::path locked = dir / "locked";
+    fs::create_directory(locked);
+    fs::permissions(locked, fs::perms::owner_read | fs::perms::owner_exec);
+    if (::access(locked.c_str(), W_OK) == 0) GTEST_SKIP() << "this user (root?) may write to a read-only directory";
+    EXPECT_EQ(refusal({"--out-dir", locked.string()}), "--out-dir '" + locked.string() +
+                                                          "' is not writable: Permission denied (allowed: an "
+                                                          "existing, writable directory)");
+}
+
+TEST(ReportParse, UsageNamesEveryDefaultAndBothSpellings) {
     const std::string usage = embed::report::usage_text();
     EXPECT_THAT(usage, HasSubstr("(default: 512)"));
     EXPECT_THAT(usage, HasSubstr("(default: 64)"));
     EXPECT_THAT(usage, HasSubstr("(default: 20260917)"));
     EXPECT_THAT(usage, HasSubstr("(default: 137)"));
     EXPECT_THAT(usage, HasSubstr("(default: 4.0)"));
+    EXPECT_THAT(usage, HasSubstr("--flag=VALUE"));
+    for (const embed::report::Flag& flag : embed::report::flag_table()) {
+        EXPECT_THAT(usage, HasSubstr(std::string(flag.name))) << flag.name;
+        if (!flag.metavar.empty()) {
+            EXPECT_THAT(usage, HasSubstr(std::string(flag.allowed))) << flag.name;
+        }
+    }
 }
 
 }  // namespace

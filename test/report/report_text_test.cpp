@@ -128,4 +128,61 @@ TEST(ReportText, SqrtDSectionSaysWhenANarrowFormatRounds) {
     EXPECT_THAT(rounded, HasSubstr("fp16 으로 저장하면 3.162109375 (상대 오차"));
 }
 
+// Sum of the data-n counts of the density cells between two offsets of the SVG.
+Index cell_tokens(const std::string& svg, std::size_t from, std::size_t to) {
+    Index total = 0;
+    const std::string key = "data-n=\"";
+    for (auto at = svg.find(key, from); at < to; at = svg.find(key, at + 1)) {
+        total += std::stoll(svg.substr(at + key.size()));
+    }
+    return total;
+}
+
+// Past 5000 other tokens the dots give way to density cells; the size must then
+// stop growing with V while every other token is still counted in each panel.
+TEST(ReportText, SvgOfALargeVocabularyCountsEveryTokenInCellsAndStaysSmall) {
+    const ReportInputs in{200000, 2, 3, 17, 5, 2, 4.0, 2};
+    const auto r = embed::report::measure(in);
+    const std::string svg = embed::report::render_svg(r);
+    EXPECT_LT(svg.size(), 5u << 20);
+    EXPECT_LT(svg.size(), 300u << 10) << "a fixed grid, not one element per token";
+    EXPECT_EQ(count(svg, "r=\"2.2\""), 0u) << "no dot per token";
+    // The two panels' groups of cells, in order: each holds all V - 1 other tokens.
+    const std::size_t first = svg.find("<g fill=\"#4d535b\">");
+    const std::size_t second = svg.find("<g fill=\"#4d535b\">", first + 1);
+    ASSERT_NE(second, std::string::npos);
+    EXPECT_EQ(cell_tokens(svg, first, second), in.vocab - 1);
+    EXPECT_EQ(cell_tokens(svg, second, svg.size()), in.vocab - 1);
+    EXPECT_THAT(svg, HasSubstr("Grey cells hold the 199999 tokens other than probe 17"));
+    // The points that carry the story are still drawn one by one: k cosine circles and k dot
+    // squares per panel (plus one of each in the legend), and the stretched row in both panels.
+    EXPECT_EQ(count(svg, "r=\"6\" fill=\"none\""), 2u * 5 + 1);
+    EXPECT_EQ(count(svg, "width=\"9\" height=\"9\" fill=\"none\""), 2u * 5 + 1);
+    EXPECT_EQ(count(svg, ">token " + std::to_string(r.stretch_target) + "</text>"), 2u);
+    EXPECT_EQ(count(svg, "<text"), count(svg, "</text>"));
+    EXPECT_EQ(count(svg, "<g"), count(svg, "</g>"));
+}
+
+TEST(ReportText, SvgSwitchesFromDotsToCellsJustPast5000OtherTokens) {
+    const std::string at_limit = embed::report::render_svg(embed::report::measure({5001, 2, 1, 0, 3, 0, 2.0, 1}));
+    EXPECT_EQ(count(at_limit, "r=\"2.2\""), 2u * 5000);
+    EXPECT_EQ(count(at_limit, "data-n="), 0u);
+    const std::string past = embed::report::render_svg(embed::report::measure({5002, 2, 1, 0, 3, 0, 2.0, 1}));
+    EXPECT_EQ(count(past, "r=\"2.2\""), 0u);
+    EXPECT_GT(count(past, "data-n="), 0u);
+}
+
+// With k in the thousands the marks would grow with k; each list marks its first 100 and says so.
+TEST(ReportText, SvgMarksTheFirst100OfAVeryLongTopK) {
+    const ReportInputs in{20000, 2, 5, 3, 15000, 120, 3.0, 1};
+    const auto r = embed::report::measure(in);
+    const std::string svg = embed::report::render_svg(r);
+    EXPECT_LT(svg.size(), 300u << 10);
+    EXPECT_EQ(count(svg, "r=\"6\" fill=\"none\""), 2u * 100 + 1);
+    EXPECT_EQ(count(svg, "width=\"9\" height=\"9\" fill=\"none\""), 2u * 100 + 1);
+    EXPECT_THAT(svg, HasSubstr("Circles and squares mark the first 100 of each top 15000"));
+    EXPECT_EQ(count(svg, ">token " + std::to_string(r.stretch_target) + "</text>"), 2u)
+        << "the stretched row (120th cosine neighbour, past the first 100) is still drawn";
+}
+
 }  // namespace

@@ -1,122 +1,273 @@
 #include "cli.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
-
-#include "format.hpp"
+#include <system_error>
 
 namespace embed::report {
 namespace {
 
 [[noreturn]] void refuse(const std::string& message) { throw std::invalid_argument(message); }
 
-// Whole-string decimal parsing: from_chars stops at the first bad character,
-// so anything left over ("12abc") is refused rather than silently dropped.
+std::string in_quotes(std::string_view text) { return std::string("'").append(text).append("'"); }
+
+std::string allowed_note(const Flag& flag) { return " (allowed: " + std::string(flag.allowed) + ")"; }
+
+// "--seed 12abc": how a refusal starts, the flag and the value as given.
+std::string named(const Flag& flag, std::string_view shown) { return std::string(flag.name) + " " + std::string(shown); }
+
+// strtod and strtoll take a leading '+', so a number may carry one; "+-5" stays malformed.
+std::string_view without_plus(std::string_view text) {
+    const bool plus = text.size() > 1 && text[0] == '+' && text[1] != '+' && text[1] != '-';
+    return plus ? text.substr(1) : text;
+}
+
+// A whole-string number: from_chars stops at the first bad character, so
+// anything left over ("12abc", " 5", "0x10") makes the text malformed rather than dropped.
 template <typename T>
-T parse_integer(std::string_view flag, std::string_view text, const char* allowed) {
+struct Decimal {
+    std::optional<T> value;     // set when the text is a number that fits T
+    bool out_of_range = false;  // the text is a number that does not fit T
+};
+
+template <typename T>
+Decimal<T> read_decimal(std::string_view text) {
+    const std::string_view digits = without_plus(text);
     T value{};
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error == std::errc::result_out_of_range) {
-        refuse(std::string(flag) + " " + std::string(text) + " is out of range (" + allowed + ")");
-    }
-    if (error != std::errc() || end != text.data() + text.size() || text.empty()) {
-        refuse(std::string(flag) + " '" + std::string(text) + "' is not a decimal integer (" + allowed + ")");
-    }
-    return value;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (digits.empty() || end != digits.data() + digits.size()) return {};
+    if (error == std::errc::result_out_of_range) return {{}, true};
+    if (error != std::errc()) return {};
+    return {value, false};
 }
 
-double parse_finite(std::string_view flag, std::string_view text) {
-    double value = 0.0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error != std::errc() || end != text.data() + text.size() || text.empty() || !std::isfinite(value)) {
-        refuse(std::string(flag) + " '" + std::string(text) + "' is not a finite decimal number");
+Index parse_index(const Flag& flag, std::string_view text) {
+    const Decimal<Index> read = read_decimal<Index>(text);
+    if (read.out_of_range) {
+        refuse(named(flag, text) + " is outside the 64-bit integer range" + allowed_note(flag));
     }
-    return value;
+    if (!read.value) refuse(named(flag, in_quotes(text)) + " is not a decimal integer" + allowed_note(flag));
+    return *read.value;
 }
 
-// Applies one "--flag value" pair to the command.
-void apply(Command& command, std::string_view flag, std::string_view value) {
-    ReportInputs& in = command.inputs;
-    constexpr const char* index_range = "a decimal integer in [-2^63, 2^63)";
-    if (flag == "--out-dir") {
-        if (value.empty()) refuse("--out-dir needs a non-empty directory");
-        command.out_dir = std::string(value);
-    } else if (flag == "--vocab") {
-        in.vocab = parse_integer<Index>(flag, value, index_range);
-    } else if (flag == "--dim") {
-        in.dim = parse_integer<Index>(flag, value, index_range);
-    } else if (flag == "--seed") {
-        in.seed = parse_integer<std::uint64_t>(flag, value, "0 to 18446744073709551615");
-    } else if (flag == "--probe") {
-        in.probe = parse_integer<Index>(flag, value, index_range);
-    } else if (flag == "--k") {
-        in.k = parse_integer<Index>(flag, value, index_range);
-    } else if (flag == "--pick") {
-        in.pick = parse_integer<Index>(flag, value, index_range);
-    } else if (flag == "--stretch-factor") {
-        in.stretch_factor = parse_finite(flag, value);
-    } else if (flag == "--growth") {
-        in.growth = parse_integer<Index>(flag, value, index_range);
+// The seed is unsigned: a negative seed is a well-formed integer outside the
+// range, refused as such rather than wrapped around as strtoull would.
+std::uint64_t parse_seed(const Flag& flag, std::string_view text) {
+    const Decimal<std::uint64_t> read = read_decimal<std::uint64_t>(text);
+    const Decimal<Index> as_signed = read_decimal<Index>(text);
+    if (read.out_of_range || (!read.value && (as_signed.value || as_signed.out_of_range))) {
+        refuse(named(flag, text) + " must be " + std::string(flag.allowed));
+    }
+    if (!read.value) refuse(named(flag, in_quotes(text)) + " is not a decimal integer" + allowed_note(flag));
+    return *read.value;
+}
+
+// A decimal too small for a double rounds to 0 or a subnormal, as strtod rounds it:
+// it is still the finite number asked for, and the JSON records the value used.
+// One too large for a double has no finite value and is refused.
+double parse_factor(const Flag& flag, std::string_view text) {
+    const Decimal<double> read = read_decimal<double>(text);
+    if (read.out_of_range) {
+        const double rounded = std::strtod(std::string(without_plus(text)).c_str(), nullptr);
+        if (std::fabs(rounded) < 1.0) return rounded;
+        refuse(named(flag, text) + " is past the largest double, about 1.8e308" + allowed_note(flag));
+    }
+    if (!read.value || !std::isfinite(*read.value)) {
+        refuse(named(flag, in_quotes(text)) + " is not a finite decimal number" + allowed_note(flag));
+    }
+    return *read.value;
+}
+
+// Checked before anything is computed, so a directory that cannot take the files
+// is a bad argument (exit 2); a failure while writing is still a failed run.
+void require_writable_directory(const Flag& flag, const std::string& dir) {
+    std::error_code error;
+    const auto status = std::filesystem::status(dir, error);
+    if (!std::filesystem::exists(status)) {
+        refuse(named(flag, in_quotes(dir)) + " does not exist" + allowed_note(flag));
+    }
+    if (!std::filesystem::is_directory(status)) {
+        refuse(named(flag, in_quotes(dir)) + " is not a directory" + allowed_note(flag));
+    }
+    if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+        refuse(named(flag, in_quotes(dir)) + " is not writable: " + std::strerror(errno) + allowed_note(flag));
     }
 }
 
-bool takes_value(std::string_view flag) {
-    static const std::set<std::string_view> flags = {"--out-dir", "--vocab", "--dim",           "--seed",
-                                                     "--probe",   "--k",     "--pick",          "--stretch-factor",
-                                                     "--growth"};
-    return flags.contains(flag);
+void apply(Command& command, const Flag& flag, std::string_view value) {
+    switch (flag.kind) {
+        case FlagKind::index: command.inputs.*flag.field = parse_index(flag, value); return;
+        case FlagKind::seed: command.inputs.seed = parse_seed(flag, value); return;
+        case FlagKind::factor: command.inputs.stretch_factor = parse_factor(flag, value); return;
+        case FlagKind::out_dir: command.out_dir = std::string(value); return;
+        case FlagKind::table: command.table = std::string(value); return;
+        case FlagKind::help:
+        case FlagKind::version: refuse(std::string(flag.name) + " takes no value");
+    }
+}
+
+// --table's value split into the file and the tensor it names ("" for the loader's choice).
+struct TableSpec {
+    std::string file;
+    std::string tensor;
+};
+
+// FILE:TENSOR splits at the last ':', unless the whole value is an existing file
+// (a path may hold a ':'); a missing file is refused here with the path as given.
+TableSpec split_table_spec(const Flag& flag, const std::string& value) {
+    std::error_code error;
+    TableSpec spec{value, ""};
+    const std::size_t colon = value.rfind(':');
+    if (!std::filesystem::exists(value, error) && colon != std::string::npos) {
+        spec = {value.substr(0, colon), value.substr(colon + 1)};
+        if (spec.tensor.empty()) refuse(named(flag, in_quotes(value)) + " names an empty tensor after ':'");
+    }
+    if (!std::filesystem::is_regular_file(spec.file, error)) {
+        refuse(named(flag, in_quotes(spec.file)) + " is not an existing file" + allowed_note(flag));
+    }
+    return spec;
+}
+
+// --help and --version win wherever they stand, even after a bad flag, as in GNU
+// tools; only the exact word counts, so a value can still be "--flag=--help".
+std::optional<Command::Action> requested_action(std::span<const std::string_view> args) {
+    for (const std::string_view arg : args) {
+        const Flag* flag = find_flag(arg);
+        if (flag != nullptr && flag->kind == FlagKind::help) return Command::Action::help;
+        if (flag != nullptr && flag->kind == FlagKind::version) return Command::Action::version;
+    }
+    return std::nullopt;
+}
+
+// --vocab, --dim and --seed describe a generated table: beside --table they
+// contradict the file, and are refused rather than silently ignored.
+void refuse_generated_only(const std::set<std::string_view>& seen) {
+    for (const Flag& flag : flag_table()) {
+        if (flag.generated_only && seen.contains(flag.name)) {
+            refuse(std::string(flag.name) + " cannot be used with " + std::string(flag_of_kind(FlagKind::table).name) +
+                   ": the file gives V and d, and a loaded table has no seed");
+        }
+    }
+}
+
+bool takes_value(const Flag& flag) { return !flag.metavar.empty(); }
+
+// "--probe ID", or "--help" for a flag without a value.
+std::string spelled(const Flag& flag) {
+    std::string text(flag.name);
+    if (takes_value(flag)) text.append(" ").append(flag.metavar);
+    return text;
 }
 
 }  // namespace
 
 Command parse_command_line(std::span<const std::string_view> args) {
     Command command;
+    if (const auto action = requested_action(args)) {
+        command.action = *action;
+        return command;
+    }
     std::set<std::string_view> seen;
     for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string_view flag = args[i];
-        if (flag == "--help" || flag == "-h") {
-            command.action = Command::Action::help;
-            return command;
+        const std::string_view arg = args[i];
+        // "--flag=value" splits at the first '='; a lone "-x" or "word" is taken whole.
+        const std::size_t equals = arg.rfind("--", 0) == 0 ? arg.find('=') : std::string_view::npos;
+        const std::string_view name = arg.substr(0, equals);
+        const Flag* flag = find_flag(name);
+        if (flag == nullptr) refuse("unknown argument " + in_quotes(arg) + " (see --help)");
+        if (!takes_value(*flag) && equals != std::string_view::npos) refuse(std::string(flag->name) + " takes no value");
+        if (equals == std::string_view::npos && i + 1 == args.size()) {
+            refuse(std::string(flag->name) + " is missing its value");
         }
-        if (flag == "--version") {
-            command.action = Command::Action::version;
-            return command;
-        }
-        if (!takes_value(flag)) refuse("unknown argument '" + std::string(flag) + "' (see --help)");
-        if (i + 1 == args.size()) refuse(std::string(flag) + " is missing its value");
         // A repeated flag is more likely a typo than an intent, so it is refused rather than overwritten.
-        if (!seen.insert(flag).second) refuse(std::string(flag) + " is given more than once");
-        apply(command, flag, args[++i]);
+        if (!seen.insert(flag->name).second) refuse(std::string(flag->name) + " is given more than once");
+        apply(command, *flag, equals == std::string_view::npos ? args[++i] : arg.substr(equals + 1));
     }
-    validate(command.inputs);
+    require_writable_directory(flag_of_kind(FlagKind::out_dir), command.out_dir);
+    if (command.table) {
+        refuse_generated_only(seen);
+    } else {
+        validate(command.inputs);
+    }
     return command;
 }
 
+Table load_command_table(Command& command) {
+    const Flag& flag = flag_of_kind(FlagKind::table);
+    const TableSpec spec = split_table_spec(flag, *command.table);
+    const auto refuse_file = [&](const std::exception& error) {
+        refuse(named(flag, in_quotes(*command.table)) + " cannot be used: " + error.what());
+    };
+    Table table;
+    std::string tensor;
+    try {
+        table = embed::load_table(spec.file, spec.tensor);
+        tensor = embed::chosen_tensor(spec.file, spec.tensor);
+    } catch (const embed::FileFormatError& error) {
+        refuse_file(error);
+    } catch (const std::system_error& error) {  // cannot open or map it
+        refuse_file(error);
+    } catch (const std::invalid_argument& error) {  // a tensor name for a .npy, an unknown extension
+        refuse_file(error);
+    }
+    command.inputs.vocab = table.rows();
+    command.inputs.dim = table.cols();
+    command.inputs.source = TableSource{spec.file, tensor};
+    validate(command.inputs);
+    return table;
+}
+
+std::string usage_synopsis() {
+    const std::string start = "embed_report";
+    std::string text = start;
+    std::size_t line_length = text.size();
+    for (const Flag& flag : flag_table()) {
+        const std::string item = " [" + spelled(flag) + "]";
+        if (line_length + item.size() > 90) {
+            text += '\n';
+            text.append(start.size(), ' ');
+            line_length = start.size();
+        }
+        text += item;
+        line_length += item.size();
+    }
+    return text + "\n";
+}
+
 std::string usage_text() {
-    const ReportInputs d;
-    return "usage: embed_report [options]\n"
+    std::string text = "usage: " + usage_synopsis() +
+                       "\n"
+                       "Builds an embedding table (or loads one with --table), measures it with the\n"
+                       "embed library and writes embed_report.json, embed_report.md and\n"
+                       "embed_report.svg into the output directory (all three or none; an existing\n"
+                       "report is replaced only whole).\n"
+                       "\n"
+                       "options (--flag VALUE or --flag=VALUE):\n";
+    for (const Flag& flag : flag_table()) {
+        std::string left = "  ";
+        if (!flag.alias.empty()) left.append(flag.alias).append(", ");
+        left += spelled(flag);
+        left.resize(std::max<std::size_t>(left.size() + 1, 25), ' ');
+        text += left + std::string(flag.meaning);
+        if (takes_value(flag)) {
+            text.append(", ").append(flag.allowed).append(" (default: ").append(default_text(flag)).append(")");
+        }
+        text += "\n";
+    }
+    return text +
            "\n"
-           "Builds the embedding table, measures it with the embed library and writes\n"
-           "embed_report.json, embed_report.md and embed_report.svg into the output\n"
-           "directory (all three or none; an existing report is replaced only whole).\n"
-           "\n"
-           "options:\n"
-           "  --out-dir DIR          where to write (default: the current directory)\n"
-           "  --vocab V              vocabulary size, >= 2 (default: " + std::to_string(d.vocab) + ")\n"
-           "  --dim D                row width, >= 1 (default: " + std::to_string(d.dim) + ")\n"
-           "  --seed S               random.Random seed, 0 to 2^64-1 (default: " + std::to_string(d.seed) + ")\n"
-           "  --probe ID             token to measure, in [0, V) (default: " + std::to_string(d.probe) + ")\n"
-           "  --k K                  neighbours per list, in [1, V-1] (default: " + std::to_string(d.k) + ")\n"
-           "  --pick P               which cosine neighbour to stretch, 0-based, in [0, K) (default: " +
-           std::to_string(d.pick) + ")\n"
-           "  --stretch-factor F     finite factor for that row (default: " + json_text(d.stretch_factor) + ")\n"
-           "  --growth G             vocabulary growth factor, >= 1 (default: " + std::to_string(d.growth) + ")\n"
-           "  --help                 print this text and exit\n"
-           "  --version              print the version and exit\n"
-           "\n"
+           "A generated table has at most 2^25 entries (V x D). With --table, V and D are\n"
+           "the file's shape, and --vocab, --dim and --seed are refused.\n"
            "exit status: 0 written, 1 could not write, 2 bad arguments (nothing written)\n";
 }
 

@@ -1,10 +1,14 @@
 #pragma once
 // The command line: flags to ReportInputs, one usage text, refusals as invalid_argument.
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 
+#include <embed/embed.hpp>
+
+#include "flags.hpp"
 #include "report.hpp"
 
 namespace embed::report {
@@ -14,14 +18,27 @@ struct Command {
     enum class Action { run, help, version };
     Action action = Action::run;
     ReportInputs inputs;
-    std::string out_dir = ".";
+    std::string out_dir = DEFAULT_OUT_DIR;
+    std::optional<std::string> table;  // --table's FILE[:TENSOR] as given; inputs are validated once it is loaded
 };
 
-/// args excludes the program name. Throws invalid_argument with one line naming the flag, the value and what was
-/// allowed, for unknown flags, missing values, malformed numbers and inputs validate() refuses.
+/// args excludes the program name; each flag is "--flag value" or "--flag=value". --help (-h) or --version
+/// anywhere wins, the first of them, before anything else is read. Otherwise throws invalid_argument with one
+/// line naming the flag, the value and what was allowed, for unknown or repeated flags, missing values,
+/// malformed numbers, an --out-dir that is not an existing writable directory, --vocab, --dim or --seed beside
+/// --table, and inputs validate() refuses (with --table, validation waits for load_command_table).
 Command parse_command_line(std::span<const std::string_view> args);
 
-/// The one usage text, defaults filled in from ReportInputs.
+/// Loads the table command.table names (FILE, or FILE:TENSOR unless FILE:TENSOR is itself a file), sets
+/// the inputs' vocab and dim to its shape and their source to the file and the tensor read, and validates
+/// them. Returns the table (V, d). A file that is missing or that the loader refuses throws invalid_argument
+/// with the loader's message: a bad table is a bad argument.
+Table load_command_table(Command& command);
+
+/// The one-line synopsis ("embed_report [--out-dir DIR] ..."), wrapped as the usage text and README show it.
+std::string usage_synopsis();
+
+/// The one usage text, built from the flag table with the defaults of ReportInputs.
 std::string usage_text();
 
 }  // namespace embed::report

@@ -18,6 +18,11 @@ std::string json_text(const T& value) {
     return nlohmann::json(value).dump();
 }
 
+/// The JSON value of a loaded table's source key: {"file": ..., "tensor": ...}, tensor "" for a .npy.
+inline nlohmann::ordered_json source_json(const TableSource& source) {
+    return {{"file", source.file}, {"tensor", source.tensor}};
+}
+
 /// A double with a fixed number of decimals ("%.*f"), for scores shown only to be read.
 inline std::string fixed(double value, int decimals) {
     char buffer[64];

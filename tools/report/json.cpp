@@ -1,7 +1,9 @@
-// embed_report.json: the contract's thirty keys, in the contract's order.
+// embed_report.json: the contract's thirty keys, in the contract's order. For a
+// loaded table seed is null and a thirty-first key, source, follows it.
 
 #include <nlohmann/json.hpp>
 
+#include "format.hpp"
 #include "report.hpp"
 
 namespace embed::report {
@@ -11,7 +13,12 @@ std::string render_json(const ReportResult& r) {
     nlohmann::ordered_json j;
     j["vocab"] = r.inputs.vocab;
     j["dim"] = r.inputs.dim;
-    j["seed"] = r.inputs.seed;  // uint64: nlohmann writes values past 2^63 as unsigned integers
+    if (r.inputs.source) {
+        j["seed"] = nullptr;  // a loaded table was not generated from a seed
+        j["source"] = source_json(*r.inputs.source);
+    } else {
+        j["seed"] = r.inputs.seed;  // uint64: nlohmann writes values past 2^63 as unsigned integers
+    }
     j["probe"] = r.inputs.probe;
     j["table_shape"] = {r.table_shape.rows, r.table_shape.cols};
     j["params"] = r.params;

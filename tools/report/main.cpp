@@ -1,9 +1,13 @@
-// embed_report: parse, validate, measure with the library, write three files.
-// Exit 0 on success, 1 when the files cannot be written, 2 on bad arguments.
+// embed_report: parse, validate (loading --table's file), measure with the
+// library, write three files. Exit 0 on success, 2 on bad arguments (a file
+// --table cannot use included; nothing is written), 1 when the work fails.
 
 #include <cstdio>
 #include <exception>
+#include <optional>
+#include <stdexcept>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "atomic_write.hpp"
@@ -12,9 +16,13 @@
 
 namespace {
 
-int run(const embed::report::Command& command) {
-    using namespace embed::report;
-    const ReportResult result = measure(command.inputs);
+using namespace embed::report;
+
+// table is the loaded table (V, d), or empty to generate one from the inputs. It is
+// moved into measure, so it is freed before the files are rendered.
+int run(const Command& command, std::optional<embed::Table> table) {
+    const ReportResult result =
+        table ? measure(std::move(*table), command.inputs) : measure(command.inputs);
     const std::vector<OutputFile> files = {{JSON_FILE, render_json(result)},
                                            {MARKDOWN_FILE, render_markdown(result)},
                                            {SVG_FILE, render_svg(result)}};
@@ -22,30 +30,36 @@ int run(const embed::report::Command& command) {
     return 0;
 }
 
+int fail(int status, const std::exception& error) {
+    std::fprintf(stderr, "embed_report: %s\n", error.what());
+    return status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    using namespace embed::report;
     const std::vector<std::string_view> args(argv + 1, argv + argc);
     Command command;
+    std::optional<embed::Table> table;
     try {
         command = parse_command_line(args);
+        if (command.action == Command::Action::help) {
+            std::fputs(usage_text().c_str(), stdout);
+            return 0;
+        }
+        if (command.action == Command::Action::version) {
+            std::printf("embed_report %s\n", EMBED_REPORT_VERSION);
+            return 0;
+        }
+        if (command.table) table = load_command_table(command);
     } catch (const std::invalid_argument& error) {
-        std::fprintf(stderr, "embed_report: %s\n", error.what());
-        return 2;
-    }
-    if (command.action == Command::Action::help) {
-        std::fputs(usage_text().c_str(), stdout);
-        return 0;
-    }
-    if (command.action == Command::Action::version) {
-        std::printf("embed_report %s\n", EMBED_REPORT_VERSION);
-        return 0;
+        return fail(2, error);
+    } catch (const std::exception& error) {
+        return fail(1, error);  // out of memory for a table that is well-formed: the work failed, not the argument
     }
     try {
-        return run(command);
+        return run(command, std::move(table));
     } catch (const std::exception& error) {
-        std::fprintf(stderr, "embed_report: %s\n", error.what());
-        return 1;
+        return fail(1, error);
     }
 }

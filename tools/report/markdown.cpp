@@ -42,18 +42,34 @@ std::string position_text(Index position, Index k) {
     return position < 0 ? "top-" + std::to_string(k) + " 밖" : std::to_string(position) + "위";
 }
 
+// Where the table came from: generated like CPython's random, or read from a file.
+void describe_table(std::ostringstream& md, const ReportInputs& in) {
+    if (!in.source) {
+        md << "CPython `random.Random(seed)`와 비트 단위로 같은 난수로 V × d 임베딩 표를 만들고 (각 칸은 `random()` - "
+              "0.5, 0번 토큰 0번 열부터 행 순서로 채움), ";
+        return;
+    }
+    md << "파일 `" << in.source->file << "`";
+    if (!in.source->tensor.empty()) md << "의 텐서 `" << in.source->tensor << "`";
+    md << "에서 V × d 임베딩 표를 읽어 (각 값은 double로 정확히 바꿈), ";
+}
+
 void section_measured(std::ostringstream& md, const ReportResult& r) {
     const ReportInputs& in = r.inputs;
-    md << "## 무엇을 쟀나\n\n"
-       << "CPython `random.Random(seed)`와 비트 단위로 같은 난수로 V × d 임베딩 표를 만들고 (각 칸은 `random()` - 0.5, "
-          "0번 토큰 0번 열부터 행 순서로 채움), 프로브 토큰 하나를 기준으로 조회, 가중치 묶기, 내적과 코사인, √d 배율을 "
-          "쟀다. 아래 숫자는 모두 이 실행에서 라이브러리를 돌려 얻은 값이고, `embed_report.json`의 같은 이름 값과 "
-          "같다.\n\n"
+    md << "## 무엇을 쟀나\n\n";
+    describe_table(md, in);
+    md << "프로브 토큰 하나를 기준으로 조회, 가중치 묶기, 내적과 코사인, √d 배율을 쟀다. 아래 숫자는 모두 이 실행에서 "
+          "라이브러리를 돌려 얻은 값이고, `embed_report.json`의 같은 이름 값과 같다.\n\n"
        << "- 표 모양: " << keyed("table_shape", std::vector<Index>{r.table_shape.rows, r.table_shape.cols})
        << " (어휘 " << keyed("vocab", in.vocab) << ", 너비 " << keyed("dim", in.dim) << "), 파라미터 "
-       << keyed("params", r.params) << "\n"
-       << "- 시드: " << keyed("seed", in.seed) << "\n"
-       << "- 프로브 토큰: " << keyed("probe", in.probe) << "\n"
+       << keyed("params", r.params) << "\n";
+    if (in.source) {
+        md << "- 표 출처: " << keyed("source", source_json(*in.source)) << "\n"
+           << "- 시드: 없음, 파일에서 읽은 표다 (" << keyed("seed", nullptr) << ")\n";
+    } else {
+        md << "- 시드: " << keyed("seed", in.seed) << "\n";
+    }
+    md << "- 프로브 토큰: " << keyed("probe", in.probe) << "\n"
        << "- 이웃 수 k = " << in.k << ", 늘릴 코사인 이웃의 위치 pick = " << in.pick << " (0부터), 늘리는 배수 "
        << keyed("stretch_factor", in.stretch_factor) << ", 어휘를 키우는 배수 growth = " << in.growth << "\n\n";
 }

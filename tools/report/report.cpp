@@ -5,29 +5,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "flags.hpp"
+
 namespace embed::report {
 namespace {
-
-// The tool keeps the table, a stretched copy and per-token scores in memory;
-// past this many entries (256 MiB per table) a run is refused rather than
-// left to fail half-way through an allocation.
-constexpr Index MAX_ENTRIES = Index{1} << 25;
-
-[[noreturn]] void refuse(const std::string& message) { throw std::invalid_argument(message); }
-
-std::string str(Index value) { return std::to_string(value); }
-
-// Every count the report prints must fit in Index; the library throws
-// overflow_error otherwise, which is a bad input here, not a failed run.
-void check_counts_fit(const ReportInputs& in) {
-    try {
-        const VocabGrowth growth = vocab_growth(in.vocab, in.dim, in.growth);
-        (void)table_bytes(growth.bigger_untied, Dtype::fp32);
-    } catch (const std::overflow_error&) {
-        refuse("--growth " + str(in.growth) + " with --vocab " + str(in.vocab) + " and --dim " + str(in.dim) +
-               " gives parameter or byte counts past 2^63 - 1");
-    }
-}
 
 // table is (V, d), hidden is (d): the id of the largest logit, the smaller id on a tie.
 Index argmax_smaller_id(const Vector& scores) {
@@ -40,21 +21,28 @@ Index argmax_smaller_id(const Vector& scores) {
 
 bool same_ids(const std::vector<Neighbour>& a, const std::vector<Neighbour>& b) { return ids_of(a) == ids_of(b); }
 
-// table and stretched are (V, d): every other token's cosine and dot with the probe, by id.
-std::vector<TokenPoint> score_points(const Table& table, const Table& stretched, Index probe) {
+// table is (V, d): every other token's cosine and dot product with the probe, both sorted by id.
+struct ProbeScores {
+    std::vector<Neighbour> cosine;
+    std::vector<Neighbour> dot;
+};
+
+ProbeScores score_every_token(const Table& table, Index probe) {
     const Index others = table.rows() - 1;
     const auto by_id = [](std::vector<Neighbour> ranked) {
         std::sort(ranked.begin(), ranked.end(), [](const Neighbour& a, const Neighbour& b) { return a.id < b.id; });
         return ranked;
     };
-    const auto cos_before = by_id(rank_neighbours(table, probe, others, Score::cosine));
-    const auto dot_before = by_id(rank_neighbours(table, probe, others, Score::dot));
-    const auto cos_after = by_id(rank_neighbours(stretched, probe, others, Score::cosine));
-    const auto dot_after = by_id(rank_neighbours(stretched, probe, others, Score::dot));
-    std::vector<TokenPoint> points(static_cast<std::size_t>(others));
+    return {by_id(rank_neighbours(table, probe, others, Score::cosine)),
+            by_id(rank_neighbours(table, probe, others, Score::dot))};
+}
+
+// The (V - 1) points of the figure, by id, from the scores before and after the stretch.
+std::vector<TokenPoint> points_of(const ProbeScores& before, const ProbeScores& after) {
+    std::vector<TokenPoint> points(before.cosine.size());
     for (std::size_t i = 0; i < points.size(); ++i) {
-        points[i] = {cos_before[i].id, cos_before[i].score, dot_before[i].score, cos_after[i].score,
-                     dot_after[i].score};
+        points[i] = {before.cosine[i].id, before.cosine[i].score, before.dot[i].score, after.cosine[i].score,
+                     after.dot[i].score};
     }
     return points;
 }
@@ -87,15 +75,21 @@ void measure_logits(const Table& table, const ReportInputs& in, ReportResult& r)
     r.logit_argmax_is_self = r.logit_argmax == in.probe;
 }
 
-void measure_neighbours(const Table& table, const ReportInputs& in, ReportResult& r) {
+// embed::stretch returns a stretched copy, which would double the memory a loaded
+// table takes. The same multiplication done on the row in place, and undone
+// from a saved copy of that row afterwards, gives the same bits for d extra doubles.
+void measure_neighbours(Table& table, const ReportInputs& in, ReportResult& r) {
     r.cos_neighbors = rank_neighbours(table, in.probe, in.k, Score::cosine);
     r.dot_neighbors = rank_neighbours(table, in.probe, in.k, Score::dot);
     r.neighbors_differ = !same_ids(r.cos_neighbors, r.dot_neighbors);
     r.stretch_target = r.cos_neighbors[static_cast<std::size_t>(in.pick)].id;
-    const Table stretched = stretch(table, r.stretch_target, in.stretch_factor);
-    r.cos_after_stretch = rank_neighbours(stretched, in.probe, in.k, Score::cosine);
-    r.dot_after_stretch = rank_neighbours(stretched, in.probe, in.k, Score::dot);
-    r.points = score_points(table, stretched, in.probe);
+    const ProbeScores before = score_every_token(table, in.probe);
+    const RowVector saved = table.row(r.stretch_target);
+    table.row(r.stretch_target) *= in.stretch_factor;
+    r.cos_after_stretch = rank_neighbours(table, in.probe, in.k, Score::cosine);
+    r.dot_after_stretch = rank_neighbours(table, in.probe, in.k, Score::dot);
+    r.points = points_of(before, score_every_token(table, in.probe));
+    table.row(r.stretch_target) = saved;
 }
 
 void measure_scaling(const Table& table, const ReportInputs& in, ReportResult& r) {
@@ -120,30 +114,6 @@ void measure_scaling(const Table& table, const ReportInputs& in, ReportResult& r
 
 }  // namespace
 
-void validate(const ReportInputs& in) {
-    // One token has no neighbours to rank, so the smallest useful vocabulary is 2.
-    if (in.vocab < 2) refuse("--vocab " + str(in.vocab) + " must be at least 2");
-    if (in.dim < 1) refuse("--dim " + str(in.dim) + " must be at least 1");
-    if (in.vocab > MAX_ENTRIES / in.dim) {
-        refuse("--vocab " + str(in.vocab) + " times --dim " + str(in.dim) + " must be at most " + str(MAX_ENTRIES) +
-               " table entries");
-    }
-    if (in.probe < 0 || in.probe >= in.vocab) {
-        refuse("--probe " + str(in.probe) + " is outside the vocabulary [0, " + str(in.vocab) + ")");
-    }
-    if (in.k < 1 || in.k > in.vocab - 1) {
-        refuse("--k " + str(in.k) + " must be in [1, " + str(in.vocab - 1) + "] (1 to vocab - 1)");
-    }
-    if (in.pick < 0 || in.pick >= in.k) {
-        refuse("--pick " + str(in.pick) + " must be in [0, " + str(in.k) + ") (a position in the top-k list)");
-    }
-    if (!std::isfinite(in.stretch_factor)) {
-        refuse("--stretch-factor " + std::to_string(in.stretch_factor) + " must be a finite number");
-    }
-    if (in.growth < 1) refuse("--growth " + str(in.growth) + " must be at least 1");
-    check_counts_fit(in);
-}
-
 std::vector<Index> ids_of(const std::vector<Neighbour>& ranked) {
     std::vector<Index> ids;
     ids.reserve(ranked.size());
@@ -158,9 +128,18 @@ Index position_of(const std::vector<Neighbour>& ranked, Index id) {
 
 ReportResult measure(const ReportInputs& inputs) {
     validate(inputs);
+    return measure(make_table(inputs.vocab, inputs.dim, inputs.seed), inputs);
+}
+
+ReportResult measure(Table table, const ReportInputs& inputs) {
+    validate(inputs);
+    if (table.rows() != inputs.vocab || table.cols() != inputs.dim) {
+        throw std::invalid_argument("the table is (" + std::to_string(table.rows()) + ", " +
+                                    std::to_string(table.cols()) + ") but the inputs say (" +
+                                    std::to_string(inputs.vocab) + ", " + std::to_string(inputs.dim) + ")");
+    }
     ReportResult r;
     r.inputs = inputs;
-    const Table table = make_table(inputs.vocab, inputs.dim, inputs.seed);
     r.table_shape = shape(table);
     r.params = param_count(inputs.vocab, inputs.dim);
     r.growth = vocab_growth(inputs.vocab, inputs.dim, inputs.growth);

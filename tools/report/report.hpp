@@ -3,6 +3,7 @@
 // JSON, the Markdown and the figure are three views of the same run.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,12 @@ inline constexpr Index PICK = 4;
 inline constexpr double STRETCH_FACTOR = 4.0;
 inline constexpr Index GROWTH = 2;
 
+/// Where a loaded table came from: the file as the user named it and the tensor the loader read ("" for a .npy).
+struct TableSource {
+    std::string file;
+    std::string tensor;
+};
+
 /// Every input of a run; the defaults are the contract's constants and live only here.
 struct ReportInputs {
     Index vocab = VOCAB;
@@ -27,10 +34,8 @@ struct ReportInputs {
     Index pick = PICK;  // which cosine neighbour (0-based) gets stretched
     double stretch_factor = STRETCH_FACTOR;
     Index growth = GROWTH;
+    std::optional<TableSource> source = std::nullopt;  // set for a loaded table: V and d are its shape, seed is unused
 };
-
-/// Throws invalid_argument naming the value and what was allowed unless the inputs make a valid run.
-void validate(const ReportInputs& inputs);
 
 /// One token's scores against the probe, before and after the stretch (for the figure).
 struct TokenPoint {
@@ -96,8 +101,12 @@ struct ReportResult {
     StoredScale sqrt_d;
 };
 
-/// Runs the library on the inputs (validated first) and returns what it measured.
+/// Runs the library on the table the inputs describe, generated from their seed (validated first).
 ReportResult measure(const ReportInputs& inputs);
+
+/// Runs the library on table (V, d), generated or loaded, whose shape the inputs' vocab and dim must match
+/// (validated first). Takes the table by value: one row is stretched in place and put back.
+ReportResult measure(Table table, const ReportInputs& inputs);
 
 /// The ids of a ranked list, in order.
 std::vector<Index> ids_of(const std::vector<Neighbour>& ranked);

@@ -2,6 +2,13 @@
 // and dot product up, before and after stretching one row, side by side on
 // the same axes. The stretched row can only move vertically, which is the
 // point of the figure: length changes the dot ranking, not the cosine one.
+//
+// Up to MAX_DOTS tokens each get a dot. Past that, dots would pile on top of
+// each other and the file would grow with V (a 3 000 000-token table made a
+// 252 MB SVG), so the other tokens become grey cells shaded by how many fall in
+// each, a fixed grid whatever V is. Either way the points that carry the story
+// are drawn one by one on top: each top-k list (its first MAX_MARKED when k is
+// larger) and the stretched row, before and after.
 
 #include <algorithm>
 #include <cmath>
@@ -26,6 +33,14 @@ constexpr double kPanelGap = 100.0;
 const char* const kCosineColour = "#1f77b4";
 const char* const kDotColour = "#e8710a";
 const char* const kTargetColour = "#d62728";
+
+// Above this many other tokens the panels show density cells instead of dots.
+constexpr std::size_t MAX_DOTS = 5000;
+// The density grid's cell side in pixels: 100 x 85 cells per panel at most.
+constexpr double kCell = 4.0;
+// Each ranked list marks at most this many of its tokens, best first, so the
+// file stays small when k is large; the dashed cut-off lines still bound the whole top k.
+constexpr std::size_t MAX_MARKED = 100;
 
 std::string num(double value) { return fixed(value, 2); }
 
@@ -149,44 +164,109 @@ void draw_cutoffs(std::ostringstream& svg, const Panel& p, const ReportResult& r
     }
 }
 
-bool in_list(const std::vector<Neighbour>& ranked, Index id) {
-    return std::any_of(ranked.begin(), ranked.end(), [id](const Neighbour& n) { return n.id == id; });
+// One panel's view of the tokens: before or after the stretch.
+struct Side {
+    bool after = false;
+    double x(const TokenPoint& t) const { return after ? t.cosine_after : t.cosine_before; }
+    double y(const TokenPoint& t) const { return after ? t.dot_after : t.dot_before; }
+    bool placeable(const TokenPoint& t) const { return std::isfinite(x(t)) && std::isfinite(y(t)); }
+};
+
+bool dense(const ReportResult& r) { return r.points.size() > MAX_DOTS; }
+
+// The point of token id (never the probe); points are sorted by id.
+const TokenPoint& point_of(const ReportResult& r, Index id) {
+    return *std::lower_bound(r.points.begin(), r.points.end(), id,
+                             [](const TokenPoint& t, Index wanted) { return t.id < wanted; });
 }
 
-void draw_points(std::ostringstream& svg, const Panel& p, const ReportResult& r, bool after) {
-    const auto& cos_top = after ? r.cos_after_stretch : r.cos_neighbors;
-    const auto& dot_top = after ? r.dot_after_stretch : r.dot_neighbors;
-    const auto x_of = [after](const TokenPoint& t) { return after ? t.cosine_after : t.cosine_before; };
-    const auto y_of = [after](const TokenPoint& t) { return after ? t.dot_after : t.dot_before; };
-    const auto placeable = [&](const TokenPoint& t) { return std::isfinite(x_of(t)) && std::isfinite(y_of(t)); };
+// Whether id is among the first MAX_MARKED of a ranked list.
+bool marked_in(const std::vector<Neighbour>& ranked, Index id) {
+    const auto end = ranked.begin() + static_cast<std::ptrdiff_t>(std::min(ranked.size(), MAX_MARKED));
+    return std::any_of(ranked.begin(), end, [id](const Neighbour& n) { return n.id == id; });
+}
+
+void draw_dots(std::ostringstream& svg, const Panel& p, const ReportResult& r, Side side) {
     svg << "<g fill=\"#8a8f96\" fill-opacity=\"0.55\">\n";
     for (const TokenPoint& t : r.points) {
-        if (!placeable(t)) continue;
-        svg << "<circle cx=\"" << num(p.px(x_of(t))) << "\" cy=\"" << num(p.py(y_of(t))) << "\" r=\"2.2\"/>\n";
+        if (!side.placeable(t)) continue;
+        svg << "<circle cx=\"" << num(p.px(side.x(t))) << "\" cy=\"" << num(p.py(side.y(t))) << "\" r=\"2.2\"/>\n";
     }
     svg << "</g>\n";
-    const TokenPoint* target = nullptr;
+}
+
+// How many tokens fall in each kCell x kCell cell of one panel, row by row from the top left.
+struct DensityGrid {
+    static constexpr int kColumns = static_cast<int>(kPlotWidth / kCell);
+    static constexpr int kRows = static_cast<int>(kPlotHeight / kCell);
+    std::vector<Index> counts = std::vector<Index>(static_cast<std::size_t>(kColumns * kRows), 0);
+    Index largest() const { return *std::max_element(counts.begin(), counts.end()); }
+};
+
+DensityGrid count_tokens(const Panel& p, const ReportResult& r, Side side) {
+    DensityGrid grid;
     for (const TokenPoint& t : r.points) {
-        if (t.id == r.stretch_target) target = &t;
-        if (!placeable(t)) continue;
-        const double x = p.px(x_of(t));
-        const double y = p.py(y_of(t));
-        if (in_list(cos_top, t.id)) {
+        if (!side.placeable(t)) continue;
+        const int column = std::clamp(static_cast<int>((p.px(side.x(t)) - p.left) / kCell), 0, DensityGrid::kColumns - 1);
+        const int row = std::clamp(static_cast<int>((p.py(side.y(t)) - kPlotTop) / kCell), 0, DensityGrid::kRows - 1);
+        ++grid.counts[static_cast<std::size_t>(row * DensityGrid::kColumns + column)];
+    }
+    return grid;
+}
+
+// Darker for more tokens, on a log scale shared by both panels so a cell of 1
+// stays visible beside a cell of thousands; data-n holds the exact count.
+void draw_density(std::ostringstream& svg, const Panel& p, const DensityGrid& grid, Index largest) {
+    svg << "<g fill=\"#4d535b\">\n";
+    for (int row = 0; row < DensityGrid::kRows; ++row) {
+        for (int column = 0; column < DensityGrid::kColumns; ++column) {
+            const Index n = grid.counts[static_cast<std::size_t>(row * DensityGrid::kColumns + column)];
+            if (n == 0) continue;
+            const double shade = 0.15 + 0.85 * std::log1p(static_cast<double>(n)) /
+                                            std::log1p(static_cast<double>(std::max<Index>(largest, 1)));
+            svg << "<rect x=\"" << num(p.left + column * kCell) << "\" y=\"" << num(kPlotTop + row * kCell)
+                << "\" width=\"" << kCell << "\" height=\"" << kCell << "\" fill-opacity=\"" << fixed(shade, 2)
+                << "\" data-n=\"" << n << "\"/>\n";
+        }
+    }
+    svg << "</g>\n";
+}
+
+// The top-k marks, in id order: a circle for the cosine list, a square for the dot list.
+void draw_marks(std::ostringstream& svg, const Panel& p, const ReportResult& r, Side side) {
+    const auto& cos_top = side.after ? r.cos_after_stretch : r.cos_neighbors;
+    const auto& dot_top = side.after ? r.dot_after_stretch : r.dot_neighbors;
+    std::vector<Index> ids;
+    for (const auto* ranked : {&cos_top, &dot_top}) {
+        for (std::size_t i = 0; i < std::min(ranked->size(), MAX_MARKED); ++i) ids.push_back((*ranked)[i].id);
+    }
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    for (const Index id : ids) {
+        const TokenPoint& t = point_of(r, id);
+        if (!side.placeable(t)) continue;
+        const double x = p.px(side.x(t));
+        const double y = p.py(side.y(t));
+        if (marked_in(cos_top, id)) {
             svg << "<circle cx=\"" << num(x) << "\" cy=\"" << num(y) << "\" r=\"6\" fill=\"none\" stroke=\""
                 << kCosineColour << "\" stroke-width=\"1.8\"/>\n";
         }
-        if (in_list(dot_top, t.id)) {
+        if (marked_in(dot_top, id)) {
             svg << "<rect x=\"" << num(x - 4.5) << "\" y=\"" << num(y - 4.5)
                 << "\" width=\"9\" height=\"9\" fill=\"none\" stroke=\"" << kDotColour << "\" stroke-width=\"1.8\"/>\n";
         }
     }
-    if (target == nullptr || !placeable(*target)) return;
-    const double x = p.px(x_of(*target));
-    const double y = p.py(y_of(*target));
-    if (after && std::isfinite(target->dot_before) && std::isfinite(target->cosine_before)) {
-        // Where the row was before, and an arrow from there to where the stretch put it.
-        const double x0 = p.px(target->cosine_before);
-        const double y0 = p.py(target->dot_before);
+}
+
+// The stretched row, labelled; after the stretch also where it was and an arrow from there.
+void draw_target(std::ostringstream& svg, const Panel& p, const ReportResult& r, Side side) {
+    const TokenPoint& target = point_of(r, r.stretch_target);
+    if (!side.placeable(target)) return;
+    const double x = p.px(side.x(target));
+    const double y = p.py(side.y(target));
+    if (side.after && Side{false}.placeable(target)) {
+        const double x0 = p.px(target.cosine_before);
+        const double y0 = p.py(target.dot_before);
         svg << "<circle cx=\"" << num(x0) << "\" cy=\"" << num(y0) << "\" r=\"4.5\" fill=\"none\" stroke=\""
             << kTargetColour << "\" stroke-dasharray=\"2 2\"/>\n";
         const double length = std::hypot(x - x0, y - y0);
@@ -200,19 +280,30 @@ void draw_points(std::ostringstream& svg, const Panel& p, const ReportResult& r,
     }
     svg << "<circle cx=\"" << num(x) << "\" cy=\"" << num(y) << "\" r=\"4.5\" fill=\"" << kTargetColour << "\"/>\n";
     const bool label_left = x > p.left + kPlotWidth * 0.75;
-    text(svg, label_left ? x - 10 : x + 10, y + 4, "token " + std::to_string(target->id), label_left ? "end" : "start",
+    text(svg, label_left ? x - 10 : x + 10, y + 4, "token " + std::to_string(target.id), label_left ? "end" : "start",
          (std::string(" font-size=\"13\" font-weight=\"bold\" fill=\"") + kTargetColour +
               "\" stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\"")
              .c_str());
 }
 
-void draw_legend(std::ostringstream& svg, const ReportResult& r) {
+// largest is the most tokens in one density cell, or 0 when every token is a dot.
+void draw_legend(std::ostringstream& svg, const ReportResult& r, Index largest) {
     const double y = kPlotTop + kPlotHeight + 78;
     const std::string k = std::to_string(r.inputs.k);
     double x = kPlotLeft;
-    svg << "<circle cx=\"" << num(x) << "\" cy=\"" << num(y) << "\" r=\"2.5\" fill=\"#8a8f96\"/>\n";
-    text(svg, x + 10, y + 4, "every other token", "start");
-    x += 170;
+    if (largest == 0) {
+        svg << "<circle cx=\"" << num(x) << "\" cy=\"" << num(y) << "\" r=\"2.5\" fill=\"#8a8f96\"/>\n";
+        text(svg, x + 10, y + 4, "every other token", "start");
+    } else {
+        const double shades[] = {0.15, 0.6, 1.0};  // the lightest, a middle and the darkest cell
+        for (int i = 0; i < 3; ++i) {
+            svg << "<rect x=\"" << num(x - 8 + 6 * i) << "\" y=\"" << num(y - 3)
+                << "\" width=\"6\" height=\"6\" fill=\"#4d535b\" fill-opacity=\"" << fixed(shades[i], 2) << "\"/>\n";
+        }
+        text(svg, x + 14, y + 4, "1 to " + std::to_string(largest) + " tokens per cell", "start");
+    }
+    x += largest == 0 ? 170 : 200;  // the cells' label is longer than the dots'
+
     svg << "<circle cx=\"" << num(x) << "\" cy=\"" << num(y) << "\" r=\"6\" fill=\"none\" stroke=\"" << kCosineColour
         << "\" stroke-width=\"1.8\"/>\n";
     text(svg, x + 12, y + 4, "top " + k + " by cosine", "start");
@@ -281,18 +372,39 @@ std::string render_svg(const ReportResult& r) {
              rank_text(r.cos_neighbors, r.cos_after_stretch, r.stretch_target) + ", dot rank " +
              rank_text(r.dot_neighbors, r.dot_after_stretch, r.stretch_target),
          "middle", " font-size=\"16\" font-weight=\"bold\"");
-    draw_frame(svg, before, in, "before: the table as made");
+    draw_frame(svg, before, in, in.source ? "before: the table as loaded" : "before: the table as made");
     draw_frame(svg, after, in, "after: row " + std::to_string(r.stretch_target) + " \u00d7 " + factor);
     draw_cutoffs(svg, before, r, false);
     draw_cutoffs(svg, after, r, true);
-    draw_points(svg, before, r, false);
-    draw_points(svg, after, r, true);
-    draw_legend(svg, r);
+    Index largest = 0;
+    if (dense(r)) {
+        const DensityGrid grid_before = count_tokens(before, r, Side{false});
+        const DensityGrid grid_after = count_tokens(after, r, Side{true});
+        largest = std::max(grid_before.largest(), grid_after.largest());
+        draw_density(svg, before, grid_before, largest);
+        draw_density(svg, after, grid_after, largest);
+    } else {
+        draw_dots(svg, before, r, Side{false});
+    }
+    draw_marks(svg, before, r, Side{false});
+    draw_target(svg, before, r, Side{false});
+    if (!dense(r)) draw_dots(svg, after, r, Side{true});
+    draw_marks(svg, after, r, Side{true});
+    draw_target(svg, after, r, Side{true});
+    draw_legend(svg, r, largest);
+    const std::string others = std::to_string(r.points.size()) + " tokens other than probe " + std::to_string(in.probe);
     text(svg, kWidth / 2, kHeight - 22,
-         "Each grey dot is one of the " + std::to_string(r.points.size()) + " tokens other than probe " +
-             std::to_string(in.probe) + "; both panels share their axes; dashed lines separate each top " +
-             std::to_string(in.k) + " from the rest.",
+         (dense(r) ? "Grey cells hold the " + others + " (darker: more)"
+                   : "Each grey dot is one of the " + others) +
+             "; both panels share their axes; dashed lines separate each top " + std::to_string(in.k) +
+             " from the rest.",
          "middle", " font-size=\"12\" fill=\"#555\"");
+    if (static_cast<std::size_t>(in.k) > MAX_MARKED) {
+        text(svg, kWidth / 2, kHeight - 7,
+             "Circles and squares mark the first " + std::to_string(MAX_MARKED) + " of each top " +
+                 std::to_string(in.k) + "; the dashed lines bound the whole list.",
+             "middle", " font-size=\"12\" fill=\"#555\"");
+    }
     svg << "</svg>\n";
     return svg.str();
 }

@@ -1,0 +1,200 @@
+// --table through the core: a table written to a file by save_table is loaded,
+// reported on, and every value checked against loops over the table that was
+// written; the JSON names its source and has no seed; a file the loader refuses
+// is a bad argument carrying the loader's own message.
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+#include "fresh_dir.hpp"
+#include "loop_reference.hpp"
+#include "report.hpp"
+
+namespace {
+
+using namespace embed::report::testing_loops;
+using embed::report::Command;
+using embed::report::FreshDir;
+using embed::report::ReportInputs;
+using testing::HasSubstr;
+
+Command parse(const std::vector<std::string>& args) {
+    const std::vector<std::string_view> views(args.begin(), args.end());
+    return embed::report::parse_command_line(views);
+}
+
+// The one line a refused command line (parsed, then its table loaded) gives, or a note that it was accepted.
+std::string refusal(const std::vector<std::string>& args) {
+    try {
+        Command command = parse(args);
+        embed::report::load_command_table(command);
+    } catch (const std::invalid_argument& error) {
+        return error.what();
+    }
+    return "(accepted)";
+}
+
+// What embed::load_table itself says about file, to compare the tool's message with.
+std::string loader_message(const std::string& file, std::string_view tensor = {}) {
+    try {
+        embed::load_table(file, tensor);
+    } catch (const std::exception& error) {
+        return error.what();
+    }
+    return "(loaded)";
+}
+
+// (V, d) with no seed behind it, rows of different lengths so that dot and cosine disagree.
+Table hand_made_table(Index vocab, Index dim) {
+    Table t(vocab, dim);
+    for (Index r = 0; r < vocab; ++r) {
+        for (Index c = 0; c < dim; ++c) t(r, c) = std::sin(0.7 * static_cast<double>(r * dim + c)) * static_cast<double>(1 + r % 4);
+    }
+    return t;
+}
+
+std::vector<std::string> keys_in_file_order(const std::string& json_text) {
+    const auto parsed = nlohmann::ordered_json::parse(json_text);  // items() refers to it: keep it alive
+    std::vector<std::string> keys;
+    for (const auto& item : parsed.items()) keys.push_back(item.key());
+    return keys;
+}
+
+// Runs the report on the table the command names, the way the tool does.
+std::string report_json(Command& command) {
+    Table loaded = embed::report::load_command_table(command);
+    return embed::report::render_json(embed::report::measure(std::move(loaded), command.inputs));
+}
+
+TEST(ReportTable, ANpyTableIsMeasuredAsWrittenAndNamedAsTheSource) {
+    FreshDir dir;
+    const Table t = hand_made_table(40, 6);
+    const std::string file = dir / "table.npy";
+    embed::save_table(file, t);
+    Command command = parse({"--table", file, "--probe=3", "--k", "4", "--pick", "1", "--growth", "3"});
+    const std::string text = report_json(command);
+    EXPECT_EQ(command.inputs.vocab, 40);
+    EXPECT_EQ(command.inputs.dim, 6);
+    std::vector<std::string> keys = CONTRACT_KEYS;
+    keys.insert(keys.begin() + 3, "source");
+    EXPECT_EQ(keys_in_file_order(text), keys) << "source follows seed";
+    const json j = json::parse(text);
+    EXPECT_TRUE(j.at("seed").is_null());
+    EXPECT_EQ(j.at("source"), json({{"file", file}, {"tensor", ""}}));
+    expect_values_match_loops(j, t, command.inputs);
+}
+
+TEST(ReportTable, ASafetensorsTensorIsReadByNameOrByTheLoadersChoice) {
+    FreshDir dir;
+    const Table t = hand_made_table(30, 5);
+    const std::string file = dir / "model.safetensors";
+    embed::save_table(file, t, "model.embed_tokens.weight");
+    for (const std::string& spec : {file + ":model.embed_tokens.weight", file}) {
+        Command command = parse({"--table=" + spec, "--probe", "7", "--k", "3", "--pick", "2"});
+        const json j = json::parse(report_json(command));
+        EXPECT_EQ(j.at("source"), json({{"file", file}, {"tensor", "model.embed_tokens.weight"}})) << spec;
+        expect_values_match_loops(j, t, command.inputs);
+    }
+}
+
+TEST(ReportTable, TheMarkdownAndFigureSayWhereTheTableCameFrom) {
+    FreshDir dir;
+    const std::string file = dir / "wte.safetensors";
+    embed::save_table(file, hand_made_table(20, 4), "wte");
+    Command command = parse({"--table", file + ":wte", "--probe", "2"});
+    Table loaded = embed::report::load_command_table(command);
+    const auto result = embed::report::measure(std::move(loaded), command.inputs);
+    const std::string md = embed::report::render_markdown(result);
+    EXPECT_THAT(md, HasSubstr("파일 `" + file + "`의 텐서 `wte`에서 V × d 임베딩 표를 읽어"));
+    EXPECT_THAT(md, HasSubstr("`source` = {\"file\":\"" + file + "\",\"tensor\":\"wte\"}"));
+    EXPECT_THAT(md, HasSubstr("`seed` = null"));
+    EXPECT_THAT(md, testing::Not(HasSubstr("random.Random")));
+    EXPECT_THAT(embed::report::render_svg(result), HasSubstr("before: the table as loaded"));
+}
+
+TEST(ReportTable, IdsAreCheckedAgainstTheLoadedTable) {
+    FreshDir dir;
+    const std::string file = dir / "t.npy";
+    embed::save_table(file, hand_made_table(40, 6));
+    EXPECT_EQ(refusal({"--table", file}), "--probe 137 must be in [0, V) = [0, 40)");
+    EXPECT_EQ(refusal({"--table", file, "--probe", "40"}), "--probe 40 must be in [0, V) = [0, 40)");
+    EXPECT_EQ(refusal({"--table", file, "--probe", "39", "--k", "40"}), "--k 40 must be in [1, V) = [1, 40)");
+    EXPECT_EQ(refusal({"--table", file, "--probe", "39", "--k", "39", "--pick", "38"}), "(accepted)");
+}
+
+TEST(ReportTable, FlagsThatDescribeAGeneratedTableContradictIt) {
+    FreshDir dir;
+    const std::string file = dir / "t.npy";
+    embed::save_table(file, hand_made_table(40, 6));
+    const std::string why = " cannot be used with --table: the file gives V and d, and a loaded table has no seed";
+    EXPECT_EQ(refusal({"--table", file, "--vocab", "40"}), "--vocab" + why);
+    EXPECT_EQ(refusal({"--dim=6", "--table", file}), "--dim" + why);
+    EXPECT_EQ(refusal({"--table", file, "--seed", "1", "--probe", "3"}), "--seed" + why);
+}
+
+TEST(ReportTable, AFileTheLoaderRefusesIsABadArgumentWithTheLoadersMessage) {
+    FreshDir dir;
+    const std::string garbage = dir / "garbage.npy";
+    std::ofstream(garbage, std::ios::binary) << "not a numpy file at all";
+    EXPECT_EQ(refusal({"--table", garbage, "--probe", "0"}),
+              "--table '" + garbage + "' cannot be used: " + loader_message(garbage));
+
+    const std::string truncated = dir / "truncated.npy";
+    embed::save_table(truncated, hand_made_table(40, 6));
+    std::filesystem::resize_file(truncated, std::filesystem::file_size(truncated) - 8);
+    EXPECT_EQ(refusal({"--table", truncated, "--probe", "0"}),
+              "--table '" + truncated + "' cannot be used: " + loader_message(truncated));
+
+    const std::string model = dir / "model.safetensors";
+    embed::save_table(model, hand_made_table(30, 5), "wte");
+    EXPECT_EQ(refusal({"--table", model + ":lm_head", "--probe", "0"}),
+              "--table '" + model + ":lm_head' cannot be used: " + loader_message(model, "lm_head"));
+
+    const std::string json_file = dir / "notes.json";
+    std::ofstream(json_file) << "{}";
+    EXPECT_EQ(refusal({"--table", json_file, "--probe", "0"}),
+              "--table '" + json_file + "' cannot be used: " + loader_message(json_file));
+    for (const std::string& message : {loader_message(garbage), loader_message(truncated)}) {
+        EXPECT_THAT(message, testing::Not(testing::StartsWith("(loaded)")));
+    }
+}
+
+TEST(ReportTable, AMissingFileOrAnEmptyTensorNameIsRefusedBeforeLoading) {
+    FreshDir dir;
+    const std::string missing = dir / "missing.npy";
+    EXPECT_EQ(refusal({"--table", missing}),
+              "--table '" + missing +
+                  "' is not an existing file (allowed: a .npy, .safetensors or .gguf file, V and d from its shape)");
+    const std::string file = dir / "t.safetensors";
+    embed::save_table(file, hand_made_table(10, 2), "wte");
+    EXPECT_EQ(refusal({"--table", file + ":", "--probe", "0"}), "--table '" + file + ":' names an empty tensor after ':'");
+}
+
+TEST(ReportTable, ATableOfOneRowHasNoNeighboursToRank) {
+    FreshDir dir;
+    const std::string file = dir / "one.npy";
+    embed::save_table(file, hand_made_table(1, 6));
+    EXPECT_EQ(refusal({"--table", file, "--probe", "0"}),
+              "--table '" + file + "' holds a (1, 6) table; the report needs V at least 2 and d at least 1");
+}
+
+// A generated table is capped at 2^25 entries; a loaded one already sits in memory, so it is not.
+TEST(ReportTable, TheEntryCapHoldsForGeneratedTablesOnly) {
+    ReportInputs in;
+    in.vocab = Index{1} << 20;
+    in.dim = 64;
+    EXPECT_THROW(embed::report::validate(in), std::invalid_argument);
+    in.source = embed::report::TableSource{"big.npy", ""};
+    EXPECT_NO_THROW(embed::report::validate(in));
+}
+
+}  // namespace
