@@ -49,15 +49,20 @@ TEST(ParallelFor, NoItemsMeansNoWork) {
     EXPECT_EQ(items_seen, 0);
 }
 
-TEST(ParallelFor, ChunksAreContiguousAndCoverTheRangeWithoutOverlap) {
-    const Index n = 50257;
+// The chunks parallel_for hands out for n items of cost_per_item each, in order of their start.
+std::vector<std::pair<Index, Index>> chunks_of(Index n, Index cost_per_item) {
     std::mutex guard;
     std::vector<std::pair<Index, Index>> chunks;
-    parallel_for(n, 768, [&](Index begin, Index end) {
+    parallel_for(n, cost_per_item, [&](Index begin, Index end) {
         std::lock_guard<std::mutex> lock(guard);
         chunks.emplace_back(begin, end);
     });
     std::sort(chunks.begin(), chunks.end());
+    return chunks;
+}
+
+// Whether sorted chunks tile [0, n): each starts where the last ended, none is empty, the last ends at n.
+void expect_tiling(const std::vector<std::pair<Index, Index>>& chunks, Index n) {
     Index next = 0;
     for (const auto& [begin, end] : chunks) {
         EXPECT_EQ(begin, next);
@@ -65,29 +70,23 @@ TEST(ParallelFor, ChunksAreContiguousAndCoverTheRangeWithoutOverlap) {
         next = end;
     }
     EXPECT_EQ(next, n);
+}
+
+TEST(ParallelFor, ChunksAreContiguousAndCoverTheRangeWithoutOverlap) {
+    const Index n = 50257;
+    const auto chunks = chunks_of(n, 768);
+    expect_tiling(chunks, n);
     EXPECT_EQ(static_cast<Index>(chunks.size()), piece_count(n, 768));
 }
 
 // A loop near 2^63 items (a loaded table may claim that many empty rows) is cut without overflow:
 // the chunks still tile it exactly. The body only records the bounds.
 TEST(ParallelFor, ChunksOfAHugeRangeCoverItExactly) {
-    embed::detail::set_worker_count(3);
+    set_worker_count(3);
     const Index n = std::numeric_limits<Index>::max() - 5;
-    std::mutex guard;
-    std::vector<std::pair<Index, Index>> chunks;
-    parallel_for(n, 1, [&](Index begin, Index end) {
-        std::lock_guard<std::mutex> lock(guard);
-        chunks.emplace_back(begin, end);
-    });
-    std::sort(chunks.begin(), chunks.end());
+    const auto chunks = chunks_of(n, 1);
     ASSERT_GT(chunks.size(), 1U);
-    Index next = 0;
-    for (const auto& [begin, end] : chunks) {
-        EXPECT_EQ(begin, next);
-        EXPECT_LT(begin, end);
-        next = end;
-    }
-    EXPECT_EQ(next, n);
+    expect_tiling(chunks, n);
 }
 
 TEST(ParallelFor, PiecesAreBetweenOneAndTheItemCount) {
