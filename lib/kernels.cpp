@@ -169,10 +169,23 @@ template <bool kSquares, int Hint, Index R>
                                                   double* out, double* squares_out) {
     LanePair dot[R] = {};
     LanePair squares[R] = {};
+    const auto ahead = static_cast<Index>(distance / sizeof(double));
     for (Index i = 0; i < dim; i += kLanes) {
         const LanePair xv = load_pair(x + i);
+        // Each of the R streams continues R rows on, not in the next row (which
+        // this step reads already): `distance` ahead in the stream, wrapped.
+        Index ahead_column = i + ahead;
+        Index ahead_rows = 0;
+        while (R > 1 && ahead_column >= dim) {
+            ahead_column -= dim;
+            ahead_rows += R;
+        }
         for (Index q = 0; q < R; ++q) {
-            prefetch_ahead<Hint>(r + q * dim + i, distance);
+            if constexpr (R == 1) {
+                prefetch_ahead<Hint>(r + i, distance);
+            } else {
+                prefetch_ahead<Hint>(r, static_cast<std::uintptr_t>(((q + ahead_rows) * dim + ahead_column) * 8));
+            }
             const LanePair v = load_pair(r + q * dim + i);
             add_products(dot[q], v, xv);
             if constexpr (kSquares) add_products(squares[q], v, v);

@@ -1,8 +1,9 @@
 #pragma once
 // How the loops that stream a table ask for memory before they use it: the
 // software prefetch hint, how far ahead, and how many rows one step reads.
-// The defaults were chosen with `embed_bench --sweep` on Intel and AMD
-// (tools/bench/README.md has the runs); the sweep changes them through
+// The defaults were chosen with `embed_bench --sweep` on AMD EPYC and with
+// the prefetch figures measured on an Intel Xeon (lib/streaming.cpp says
+// which; tools/bench/README.md has the runs). The sweep changes them through
 // set_stream_settings to find the best setting on a new CPU. No setting
 // changes a result: every row is still summed in dot_kernel's order.
 
@@ -28,7 +29,20 @@ struct StreamSettings {
     Index gather_rows_ahead;   // how many rows ahead of the one being copied it asks for
 };
 
-/// The settings the library ships with.
+/// Whose CPU the defaults are chosen for: the two differ in the row loops' prefetch hint.
+enum class CpuVendor { intel, other };
+
+/// The CPU this process runs on, as __builtin_cpu_is tells (other off x86-64).
+CpuVendor this_cpu_vendor();
+
+/// The settings the library ships with for a vendor's CPUs.
+StreamSettings default_stream_settings_for(CpuVendor vendor);
+
+/// hint_text as a hint name ("none", "nta", "t2", "t1", "t0"); `fallback` when it is null or none of them.
+PrefetchHint hint_named(const char* hint_text, PrefetchHint fallback);
+
+/// The defaults for this CPU, with the row loops' hint forced by EMBED_PREFETCH=none|nta|t2|t1|t0 if set
+/// (an unknown value is ignored, as EMBED_NUM_THREADS's are).
 StreamSettings default_stream_settings();
 
 /// The settings in force now.

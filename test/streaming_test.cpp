@@ -4,6 +4,8 @@
 // be split between threads.
 #include <cmath>
 #include <stdexcept>
+#include <cstdlib>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -86,6 +88,36 @@ TEST(StreamSettings, NamesEveryHint) {
     EXPECT_STREQ(embed::detail::hint_name(PrefetchHint::t2), "t2");
     EXPECT_STREQ(embed::detail::hint_name(PrefetchHint::t1), "t1");
     EXPECT_STREQ(embed::detail::hint_name(PrefetchHint::t0), "t0");
+}
+
+// Intel keeps prefetcht0 in the row loops, every other CPU asks nothing; both read four rows per step
+// (lib/streaming.cpp says why). The two paths give the same bits: see the test below and kernels_isa_test.
+TEST(StreamSettings, DefaultsDifferOnlyInTheRowHintBetweenVendors) {
+    const StreamSettings intel = embed::detail::default_stream_settings_for(embed::detail::CpuVendor::intel);
+    const StreamSettings other = embed::detail::default_stream_settings_for(embed::detail::CpuVendor::other);
+    EXPECT_EQ(intel.row_hint, PrefetchHint::t0);
+    EXPECT_EQ(other.row_hint, PrefetchHint::none);
+    for (const StreamSettings& s : {intel, other}) {
+        EXPECT_EQ(s.rows_per_step, 4);
+        EXPECT_EQ(s.row_distance_bytes, 8192);
+        EXPECT_EQ(s.gather_hint, PrefetchHint::t0);
+        EXPECT_EQ(s.gather_rows_ahead, 2);
+    }
+}
+
+TEST(StreamSettings, EmbedPrefetchForcesTheRowHintAndUnknownNamesAreIgnored) {
+    const StreamSettings own = embed::detail::default_stream_settings_for(embed::detail::this_cpu_vendor());
+    for (const auto& [text, expected] : {std::pair<const char*, PrefetchHint>{"none", PrefetchHint::none},
+                                         {"nta", PrefetchHint::nta}, {"t2", PrefetchHint::t2},
+                                         {"t1", PrefetchHint::t1}, {"t0", PrefetchHint::t0},
+                                         {"T0", own.row_hint}, {"", own.row_hint}, {"t3", own.row_hint}}) {
+        ASSERT_EQ(setenv("EMBED_PREFETCH", text, 1), 0);
+        const StreamSettings forced = embed::detail::default_stream_settings();
+        EXPECT_EQ(forced.row_hint, expected) << "EMBED_PREFETCH=" << text;
+        EXPECT_EQ(forced.rows_per_step, own.rows_per_step);
+    }
+    ASSERT_EQ(unsetenv("EMBED_PREFETCH"), 0);
+    EXPECT_EQ(embed::detail::default_stream_settings().row_hint, own.row_hint);
 }
 
 // A table of twice the splitting threshold's work at d = 72 (9 lines a row),
