@@ -82,12 +82,14 @@ def median_seconds(fn, repetitions, min_time=0.02, slow=1.0):
     return statistics.median(samples)
 
 
-def run_bench(binary, pattern, smoke):
-    """Medians in seconds of the benchmarks whose names match the regular expression `pattern`."""
+def run_bench(binary, pattern, smoke, threads=None):
+    """Medians in seconds of the benchmarks whose names match the regular expression `pattern`
+    (with EMBED_NUM_THREADS=threads if given)."""
     # Every benchmark keeps its own repetition count; each repetition runs at least this long.
     args = [binary, "--benchmark_format=json", f"--benchmark_filter={pattern}",
             f"--benchmark_min_time={0.01 if smoke else 0.1}"]
-    out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
+    env = dict(os.environ, EMBED_NUM_THREADS=str(threads)) if threads else None
+    out = subprocess.run(args, check=True, capture_output=True, text=True, env=env).stdout
     medians = {}
     for b in json.loads(out)["benchmarks"]:
         if b.get("aggregate_name") != "median":
@@ -376,22 +378,37 @@ def fmt_ratio(ours, theirs):
     return "—" if ours is None or theirs is None else f"{ours / theirs:.2f}x"
 
 
-def machine_description():
-    model = "unknown CPU"
+def cpu_fields():
+    """The first CPU's model name, family and model from /proc/cpuinfo, and the widest vector set it has."""
+    fields = {}
+    flags = ""
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
+                key, _, value = line.partition(":")
+                key, value = key.strip(), value.strip()
+                if key in ("model name", "cpu family", "model") and key not in fields:
+                    fields[key] = value
+                if key == "flags" and not flags:
+                    flags = f" {value} "
     except OSError:
         pass
-    flags = open("/proc/cpuinfo").read()
-    simd = "AVX-512" if " avx512f" in flags else ("AVX2" if " avx2" in flags else "SSE2")
+    simd = "AVX-512" if " avx512f " in flags else ("AVX2" if " avx2 " in flags else "SSE2")
+    return fields.get("model name", "unknown CPU"), fields.get("cpu family", "?"), fields.get("model", "?"), simd
+
+
+def cpu_label():
+    """Which CPU a figure came from, short enough for a table column: e.g. AMD EPYC f25 m1 AVX2."""
+    name, family, model, simd = cpu_fields()
+    return f"{name} f{family} m{model} {simd}"
+
+
+def machine_description():
+    name, family, model, simd = cpu_fields()
     mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
     load = os.getloadavg()
-    return (f"{model}, {len(os.sched_getaffinity(0))} cores usable ({simd}), {mem:.0f} GiB RAM, "
-            f"Linux {platform.release()}, Python {platform.python_version()}; "
+    return (f"{name} (CPU family {family}, model {model}), {len(os.sched_getaffinity(0))} cores usable ({simd}), "
+            f"{mem:.0f} GiB RAM, Linux {platform.release()}, Python {platform.python_version()}; "
             f"load average at start {load[0]:.2f}")
 
 
@@ -552,6 +569,16 @@ def main():
     probe = {shape: {which: statistics.median(r) for which, r in rates.items()}
              for shape, rates in probe_samples.items()}
 
+    # How logits scales with threads: one thread, then every core, back to back on the large shapes.
+    scaling = []
+    if not args.smoke:
+        for shape in SHAPES[1:]:
+            name = f"logits/{shape_name(shape)}"
+            one = run_bench(args.bench, f"^{name}/", False, threads=1)[name]
+            every = run_bench(args.bench, f"^{name}/", False)[name]
+            scaling.append(f"{shape_name(shape)}: 1 thread {fmt_time(one)}, {cores} threads {fmt_time(every)} "
+                           f"({one / every:.2f}x)")
+
     peak = {}
     if not args.smoke:
         for op in ("logits", "dot", "cosine"):
@@ -566,10 +593,13 @@ def main():
               f"copy {probe[shape]['copy'] / 1e9:.1f} GB/s ({spread['copy']})")
     print(f"Each time is the median over {rounds} round{'s' if rounds > 1 else ''}; in each round embed and the "
           f"peers ran each operation back to back before the next operation.")
+    if scaling:
+        print(f"logits by thread count (EMBED_NUM_THREADS), after the rounds: {'; '.join(scaling)}")
     print()
-    print("| operation | shape | embed | pure Python | numpy | torch | embed / Python | embed / numpy "
+    cpu = cpu_label()
+    print("| CPU | operation | shape | embed | pure Python | numpy | torch | embed / Python | embed / numpy "
           "| embed / torch | embed GB/s | % of probe |")
-    print("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    print("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     rows = {}
     for shape in shapes:
         for op in OPS:
@@ -583,7 +613,7 @@ def main():
             if moved and mine:
                 gbs = f"{moved / mine / 1e9:.1f}"
                 pct = f"{100 * moved / mine / probe[shape][which]:.0f} % {which}"
-            print(f"| {op} | {shape_name(shape)} | {fmt_time(mine)} | {fmt_time(theirs.get('python'))} "
+            print(f"| {cpu} | {op} | {shape_name(shape)} | {fmt_time(mine)} | {fmt_time(theirs.get('python'))} "
                   f"| {fmt_time(theirs.get('numpy'))} | {fmt_time(theirs.get('torch'))} "
                   f"| {fmt_ratio(mine, theirs.get('python'))} | {fmt_ratio(mine, theirs.get('numpy'))} "
                   f"| {fmt_ratio(mine, theirs.get('torch'))} | {gbs} | {pct} |")
@@ -598,34 +628,42 @@ def main():
         return
 
     print()
-    print("Goals (GPT-2 shape and the 1 GiB table):")
+    print(f"Goals of issues 4 and 12, on {cpu}:")
     verdicts = []
 
     def goal(text, ok):
         verdicts.append(ok)
         print(f"- [{'x' if ok else ' '}] {text}")
 
-    for shape in SHAPES[1:]:
+    for shape in SHAPES:
         n = shape_name(shape)
         t = lambda op: rows[(op, shape)][0]
         peer = lambda op, fam: rows[(op, shape)][1].get(fam)
         faster = lambda op, fams=("numpy", "torch"): min(peer(op, f) for f in fams if peer(op, f) is not None)
         table_bytes = shape[0] * shape[1] * 8
-        read_pct = 100 * table_bytes / t("logits") / probe[shape]["read"]
-        goal(f"{n} logits at {read_pct:.0f} % of the probe's read bandwidth (goal >= 85 %)", read_pct >= 85)
-        goal(f"{n} logits {fmt_time(t('logits'))} = {t('logits') / faster('logits'):.2f}x the faster peer "
-             f"{fmt_time(faster('logits'))} (goal <= 0.6x)", t("logits") <= 0.6 * faster("logits"))
-        goal(f"{n} batched logits {fmt_time(t('logits_batched'))} vs faster peer {fmt_time(faster('logits_batched'))} "
-             f"(goal <= 1x)", t("logits_batched") <= faster("logits_batched"))
-        for op, limit in (("nearest_by_dot_k5", 1.25), ("nearest_by_cosine_k5", 1.5)):
-            goal(f"{n} {op} {fmt_time(t(op))} = {t(op) / t('logits'):.2f}x one logits pass (goal <= {limit}x)",
-                 t(op) <= limit * t("logits"))
-            goal(f"{n} {op} = {t(op) / faster(op):.2f}x the faster peer {fmt_time(faster(op))} (goal <= 0.5x)",
-                 t(op) <= 0.5 * faster(op))
-        goal(f"{n} lookup {fmt_time(t('lookup'))} vs faster of np.take / F.embedding {fmt_time(faster('lookup'))} "
-             f"(goal <= 1x)", t("lookup") <= faster("lookup"))
-        goal(f"{n} make_table {fmt_time(t('make_table'))} vs numpy RandomState {fmt_time(peer('make_table', 'numpy'))} "
-             f"(goal <= 1x)", t("make_table") <= peer("make_table", "numpy"))
+        for op in ("logits", "nearest_by_dot_k5", "nearest_by_cosine_k5"):
+            if shape != SMALL:  # 512 x 64 is read from the caches, where the memory probe says nothing
+                read_pct = 100 * table_bytes / t(op) / probe[shape]["read"]
+                goal(f"{n} {op} at {read_pct:.0f} % of the probe's read bandwidth (goal >= 90 %)", read_pct >= 90)
+            if op != "nearest_by_cosine_k5":
+                goal(f"{n} {op} {fmt_time(t(op))} = {t(op) / faster(op):.2f}x the faster peer "
+                     f"{fmt_time(faster(op))} (goal <= 1x)", t(op) <= faster(op))
+        goal(f"{n} nearest_by_cosine_k5 = {t('nearest_by_cosine_k5') / faster('nearest_by_cosine_k5'):.2f}x the faster "
+             f"peer {fmt_time(faster('nearest_by_cosine_k5'))} (goal <= 0.5x)",
+             t("nearest_by_cosine_k5") <= 0.5 * faster("nearest_by_cosine_k5"))
+        goal(f"{n} batched logits {fmt_time(t('logits_batched'))} vs numpy's dgemm H @ table.T "
+             f"{fmt_time(peer('logits_batched', 'numpy'))} (goal <= 1x)",
+             t("logits_batched") <= peer("logits_batched", "numpy"))
+        for op, peer_name in (("lookup", "F.embedding"), ("lookup_into", "torch.index_select(out=)")):
+            if peer(op, "torch") is not None:
+                goal(f"{n} {op} {fmt_time(t(op))} vs {peer_name} {fmt_time(peer(op, 'torch'))} (goal <= 1x)",
+                     t(op) <= peer(op, "torch"))
+        goal(f"{n} make_table {fmt_time(t('make_table'))} = {t('make_table') / peer('make_table', 'numpy'):.2f}x "
+             f"numpy RandomState {fmt_time(peer('make_table', 'numpy'))} (goal <= 0.35x)",
+             t("make_table") <= 0.35 * peer("make_table", "numpy"))
+    one_hot = rows[("lookup_via_one_hot", SMALL)]
+    goal(f"512x64 lookup_via_one_hot {fmt_time(one_hot[0])} vs numpy one_hot @ table {fmt_time(one_hot[1]['numpy'])} "
+         f"(goal <= 1x)", one_hot[0] <= one_hot[1]["numpy"])
     small = rows[("make_table", SMALL)]
     speedup = small[1]["python"] / small[0]
     goal(f"512x64 make_table {speedup:.0f}x faster than pure Python (goal >= 50x)", speedup >= 50)
