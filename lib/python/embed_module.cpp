@@ -442,13 +442,23 @@ py::object lookup(py::handle table_arg, py::handle ids_value) {
     if (is_array(table_arg)) return lookup_rows(TableArg::from(table_arg, "table"), ids_value);
     const py::object rows = as_sequence(table_arg, "table");
     const Py_ssize_t vocab = PySequence_Fast_GET_SIZE(rows.ptr());
-    // Rows of the lists' lengths, for the library's ragged-rows check and message.
-    std::vector<std::vector<double>> lengths(static_cast<std::size_t>(vocab));
+    bool ragged = false;
+    Py_ssize_t width = 0;
     for (Py_ssize_t r = 0; r < vocab; ++r) {
         const py::object row = as_sequence(PySequence_Fast_GET_ITEM(rows.ptr(), r), Where("table", r));
-        lengths[static_cast<std::size_t>(r)].resize(static_cast<std::size_t>(PySequence_Fast_GET_SIZE(row.ptr())));
+        const Py_ssize_t length = PySequence_Fast_GET_SIZE(row.ptr());
+        if (r == 0) width = length;
+        ragged = ragged || length != width;
     }
-    (void)embed::shape(lengths);
+    if (ragged) {
+        // Rows of the lists' lengths, only to raise the library's ragged-rows error and message.
+        std::vector<std::vector<double>> lengths(static_cast<std::size_t>(vocab));
+        for (Py_ssize_t r = 0; r < vocab; ++r) {
+            lengths[static_cast<std::size_t>(r)].resize(
+                static_cast<std::size_t>(PySequence_Size(PySequence_Fast_GET_ITEM(rows.ptr(), r))));
+        }
+        (void)embed::shape(lengths);
+    }
     const std::vector<Index> ids = ids_arg(ids_value, vocab);
     embed::check_ids(ids, vocab);
     py::list out(ids.size());
