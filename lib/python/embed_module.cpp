@@ -424,13 +424,25 @@ py::tuple shape(py::handle matrix) {
     return py::make_tuple(result.rows, result.cols);
 }
 
+// Runs work without the GIL when it reads at least 2^16 values, so other
+// Python threads run meanwhile; smaller work (the contract's 512 x 64 is 2^15)
+// keeps it, since a release and re-acquire would cost more than they give.
+template <class Work>
+void without_gil_if_large(Index values_read, Work&& work) {
+    constexpr Index kLargeWork = Index{1} << 16;
+    if (values_read >= kLargeWork) {
+        py::gil_scoped_release unlocked;
+        work();
+    } else {
+        work();
+    }
+}
+
 py::object lookup_rows(const TableArg& table, py::handle ids_value) {
     const std::vector<Index> ids = ids_arg(ids_value, table.view().rows());
     Table rows;
-    {
-        py::gil_scoped_release unlocked;
-        rows = embed::lookup(table.view(), ids);
-    }
+    without_gil_if_large(static_cast<Index>(ids.size()) * table.view().cols(),
+                         [&] { rows = embed::lookup(table.view(), ids); });
     return table_result(std::move(rows), table.from_array());
 }
 
@@ -506,12 +518,17 @@ py::object lookup_via_one_hot(py::handle table_arg, py::handle ids_value) {
 
 py::object logits_of(const TableArg& table, py::handle hidden_arg) {
     const VectorArg hidden = VectorArg::from(hidden_arg, "hidden");
-    Vector out;
-    {
-        py::gil_scoped_release unlocked;
-        out = embed::logits(table.view(), hidden.values);
+    const TableView view = table.view();
+    if (!table.from_array() && !hidden.from_array) {
+        Vector out;
+        without_gil_if_large(view.size(), [&] { out = embed::logits(view, hidden.values); });
+        return to_list(out.data(), out.size());
     }
-    return vector_result(std::move(out), table.from_array() || hidden.from_array);
+    // Arrays: the scores go straight into the result array, which logits_into fills only after its checks.
+    py::array_t<double> result(view.rows());
+    Eigen::Map<Vector> out(result.mutable_data(), view.rows());
+    without_gil_if_large(view.size(), [&] { embed::logits_into(view, hidden.values, out); });
+    return result;
 }
 
 py::object logits(py::handle table, py::handle hidden) { return logits_of(TableArg::from(table, "table"), hidden); }
@@ -546,10 +563,7 @@ py::object nearest_by(py::handle table_arg, py::handle token_id, py::handle k_va
     const Index id = token_arg(token_id, table.view().rows(), "token_id");
     const Index k = k_arg(k_value);
     std::vector<Index> ids;
-    {
-        py::gil_scoped_release unlocked;
-        ids = nearest(table.view(), id, k);
-    }
+    without_gil_if_large(table.view().size(), [&] { ids = nearest(table.view(), id, k); });
     return ids_result(ids, table.from_array());
 }
 
