@@ -18,6 +18,7 @@
 #include <embed/table.hpp>
 
 #include "documented_order.hpp"
+#include "gather.hpp"
 #include "parallel.hpp"
 #include "streaming.hpp"
 
@@ -82,6 +83,14 @@ TEST(StreamSettings, RefusesValuesOutsideTheirRangesAndKeepsTheOldOnes) {
     expect_refused(bad, "gather prefetch hint -2");
 }
 
+TEST(StreamSettings, TheGatherAsksNothingForATableThatStaysInTheCaches) {
+    StreamSettings setting = embed::detail::default_stream_settings();
+    setting.gather_hint = PrefetchHint::t1;
+    EXPECT_EQ(embed::detail::gather_hint_for(512 * 64, setting), PrefetchHint::none);
+    EXPECT_EQ(embed::detail::gather_hint_for(Index{1} << 20, setting), PrefetchHint::none);
+    EXPECT_EQ(embed::detail::gather_hint_for((Index{1} << 20) + 1, setting), PrefetchHint::t1);
+}
+
 TEST(StreamSettings, NamesEveryHint) {
     EXPECT_STREQ(embed::detail::hint_name(PrefetchHint::none), "none");
     EXPECT_STREQ(embed::detail::hint_name(PrefetchHint::nta), "nta");
@@ -120,13 +129,14 @@ TEST(StreamSettings, EmbedPrefetchForcesTheRowHintAndUnknownNamesAreIgnored) {
     EXPECT_EQ(embed::detail::default_stream_settings().row_hint, own.row_hint);
 }
 
-// A table of twice the splitting threshold's work at d = 72 (9 lines a row),
-// at 2 threads: every setting's loops run in several pieces.
+// A table past the size up to which the gather asks for nothing (8 MiB), at
+// d = 72 (9 lines a row), at 2 threads: every setting's loops run in several
+// pieces, and the gather uses the setting's hint.
 TEST(StreamSettings, EverySettingGivesTheExplicitLoopsValues) {
     const DefaultsAfter restore;
     embed::detail::set_worker_count(2);
     const Index dim = 72;
-    const Index vocab = 2 * embed::detail::kMinWorkPerPiece / dim + 5;
+    const Index vocab = (Index{1} << 20) / dim + 5;
     const Table table = embed::make_table(vocab, dim, 11);
     ASSERT_GT(embed::detail::piece_count(vocab, dim), 1);
     embed::Vector hidden(dim);
@@ -143,6 +153,7 @@ TEST(StreamSettings, EverySettingGivesTheExplicitLoopsValues) {
             setting.row_distance_bytes = 512 * step;
             setting.gather_rows_ahead = step - 1;
             embed::detail::set_stream_settings(setting);
+            ASSERT_EQ(embed::detail::gather_hint_for(table.size(), setting), setting.gather_hint);
             const std::string where = std::string("hint ") + embed::detail::hint_name(setting.row_hint) + " step " +
                                       std::to_string(step);
 
