@@ -2,6 +2,8 @@
 // Logits: the same table that embeds tokens scores a hidden vector against
 // every token (weight tying). The table is read in place, never copied.
 
+#include <concepts>
+
 #include "embed/types.hpp"
 
 namespace embed {
@@ -51,6 +53,20 @@ Table logits(BasicTableView<Scalar> table, const Table& hidden_rows);
 /// Without it an expression such as `table.row(t)` would convert equally well to Vector and Table.
 template <class Derived>
 auto logits(const Table& table, const Eigen::MatrixBase<Derived>& hidden) {
+    if constexpr (Derived::ColsAtCompileTime == 1 || Derived::RowsAtCompileTime == 1) {
+        Vector out(table.rows());
+        logits_into(table, hidden, out);
+        return out;
+    } else {
+        return logits(table, Table(hidden));
+    }
+}
+
+/// table is (V, d) of float32 or bfloat16, hidden is any Eigen expression of doubles: a (d) column or row
+/// returns (V) like logits(table, Vector); an (n, d) matrix returns (n, V) like the batched overload.
+template <NarrowScalar Scalar, class Derived>
+    requires std::same_as<typename Derived::Scalar, double>
+auto logits(const BasicTable<Scalar>& table, const Eigen::MatrixBase<Derived>& hidden) {
     if constexpr (Derived::ColsAtCompileTime == 1 || Derived::RowsAtCompileTime == 1) {
         Vector out(table.rows());
         logits_into(table, hidden, out);
