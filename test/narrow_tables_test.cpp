@@ -181,7 +181,7 @@ testing::AssertionResult SameNeighbours(const std::vector<Neighbour>& a, const s
 
 // ---- Tables ----
 
-// (vocab, dim) values in [-1, 1) rounded to Scalar, with special rows: row 1 a copy of row 0 and the
+// (vocab, dim) values in [-1, 1) times a power of two per column, rounded to Scalar, with special rows: row 1 a copy of row 0 and the
 // last row a copy of row 2 (ties), row 3 holding NaN, row 4 +inf and -inf, row 5 -0.0 and subnormals,
 // row 6 all zeros; rows past the table's end are left out.
 template <class Scalar>
@@ -190,7 +190,9 @@ embed::BasicTable<Scalar> awkward_table(Index vocab, Index dim, unsigned seed) {
     std::uniform_real_distribution<double> uniform(-1.0, 1.0);
     embed::BasicTable<Scalar> table(vocab, dim);
     for (Index r = 0; r < vocab; ++r) {
-        for (Index c = 0; c < dim; ++c) table(r, c) = narrow<Scalar>(uniform(rng));
+        // Columns of magnitudes 2^-32 to 2^32: bfloat16 products are exact, so only sums across such a
+        // range round, and only then does a wrong summation order show.
+        for (Index c = 0; c < dim; ++c) table(r, c) = narrow<Scalar>(std::ldexp(uniform(rng), static_cast<int>((c * 7) % 9) * 8 - 32));
     }
     const double subnormal = std::is_same_v<Scalar, float> ? 3e-42 : 5e-40;  // below 2^-126 in both
     if (vocab > 1) table.row(1) = table.row(0);
