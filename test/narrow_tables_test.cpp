@@ -11,6 +11,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -571,6 +572,33 @@ TYPED_TEST(NarrowTables, StretchRoundsTheStretchedRowOnceAndLeavesTheRest) {
     const embed::BasicTable<Scalar> table = awkward_table<Scalar>(7, 3, 16);
     EXPECT_THAT([&] { (void)embed::stretch(table, 7, 2.0); },
                 ThrowsMessage<std::out_of_range>(HasSubstr("token id 7 is outside the vocabulary [0, 7)")));
+}
+
+// ---- Empty tables ----
+
+// No rows or no columns: every function gives what it gives on the widened (empty) double table.
+TYPED_TEST(NarrowTables, EmptyTablesGiveTheWidenedTablesResults) {
+    using Scalar = TypeParam;
+    for (const auto& [vocab, dim] : {std::pair<Index, Index>{0, 4}, {3, 0}, {1, 5}, {0, 0}}) {
+        const embed::BasicTable<Scalar> table = embed::BasicTable<Scalar>::Constant(vocab, dim, narrow<Scalar>(0.5));
+        const Table wide = widened(table);
+        const Vector hidden = some_hidden(dim, 22);
+        const Table hidden_rows = Table::Constant(2, dim, 0.25);
+        EXPECT_TRUE(SameBits(embed::logits(table, hidden), embed::logits(wide, hidden))) << vocab << "x" << dim;
+        EXPECT_TRUE(SameBits(embed::logits(table, hidden_rows), embed::logits(wide, hidden_rows))) << vocab << "x" << dim;
+        EXPECT_TRUE(SameBits(embed::to_double(table), wide)) << vocab << "x" << dim;
+        EXPECT_TRUE(SameStored(narrowed_by_library<Scalar>(wide), table)) << vocab << "x" << dim;
+        const std::vector<Index> no_ids;
+        EXPECT_EQ(embed::lookup(table, no_ids).rows(), 0);
+        EXPECT_EQ(embed::lookup(table, no_ids).cols(), dim);
+        if (vocab > 0) {
+            const std::vector<Index> ids{0, 0};
+            EXPECT_TRUE(SameStored(embed::lookup(table, ids), embed::BasicTable<Scalar>(table.topRows(1).replicate(2, 1))));
+            EXPECT_TRUE(SameBits(embed::scaled_lookup(table, ids, 4), embed::scaled_lookup(wide, ids, 4)));
+            EXPECT_TRUE(SameNeighbours(embed::rank_neighbours(table, 0, 3, Score::cosine),
+                                       embed::rank_neighbours(wide, 0, 3, Score::cosine)));
+        }
+    }
 }
 
 // ---- Weight tying ----
