@@ -136,7 +136,13 @@ Scalar narrow(double x) {
 
 // ---- Comparisons ----
 
-// a and b hold the same doubles, bit for bit (NaN payloads and the sign of zero included).
+// x and y are the same double bit for bit (the sign of zero included), or both NaN. Which NaN a sum of
+// NaNs and infinities gives (its sign and payload) is up to the compiler: x86 returns an add's first
+// operand's NaN, and a compiler may swap the operands of an add. Every NaN ranks the same, so the
+// rankings do not depend on it.
+bool same_double(double x, double y) { return bits_of(x) == bits_of(y) || (std::isnan(x) && std::isnan(y)); }
+
+// a and b hold the same doubles, by same_double.
 template <class A, class B>
 testing::AssertionResult SameBits(const Eigen::MatrixBase<A>& a, const Eigen::MatrixBase<B>& b) {
     if (a.rows() != b.rows() || a.cols() != b.cols()) {
@@ -145,7 +151,7 @@ testing::AssertionResult SameBits(const Eigen::MatrixBase<A>& a, const Eigen::Ma
     }
     for (Index r = 0; r < a.rows(); ++r) {
         for (Index c = 0; c < a.cols(); ++c) {
-            if (bits_of(a(r, c)) != bits_of(b(r, c))) {
+            if (!same_double(a(r, c), b(r, c))) {
                 return testing::AssertionFailure() << "(" << r << ", " << c << "): " << a(r, c) << " against "
                                                    << b(r, c);
             }
@@ -172,7 +178,7 @@ testing::AssertionResult SameStored(const embed::BasicTable<Scalar>& a, const em
 testing::AssertionResult SameNeighbours(const std::vector<Neighbour>& a, const std::vector<Neighbour>& b) {
     if (a.size() != b.size()) return testing::AssertionFailure() << "sizes " << a.size() << " and " << b.size();
     for (std::size_t i = 0; i < a.size(); ++i) {
-        if (a[i].id != b[i].id || bits_of(a[i].score) != bits_of(b[i].score)) {
+        if (a[i].id != b[i].id || !same_double(a[i].score, b[i].score)) {
             return testing::AssertionFailure() << "position " << i << ": id " << a[i].id << " score " << a[i].score
                                                << " against id " << b[i].id << " score " << b[i].score;
         }
