@@ -1,5 +1,6 @@
 #include "kernels.hpp"
 #include "multiversion.hpp"
+#include "streaming.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -28,17 +29,16 @@ namespace {
 
 inline constexpr std::uintptr_t kLineBytes = 64;
 
-// Asks for the line kPrefetchBytes past p, for the next rows of a table read
-// start to end. The hardware prefetchers alone left a logits pass at about 80 %
-// of the machine's read bandwidth; this request, one per line read, brought it
-// to about 90 % (measured on this VM, 1 GiB table, two cores: 20-21 ms against
-// 17-18 ms; 2, 4 and 8 KiB ahead were alike). The address is computed as an
-// integer because it may lie past the table's end, where prefetching is
-// harmless but pointer arithmetic is not allowed.
-inline constexpr std::uintptr_t kPrefetchBytes = 4096;
-
-[[gnu::always_inline]] inline void prefetch_ahead(const double* p) {
-    __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(p) + kPrefetchBytes), 0, 0);
+// Asks for the line `distance` bytes past p, for the next rows of a table read
+// start to end, with locality Hint (PrefetchHint; -1 asks nothing). The
+// address is computed as an integer because it may lie past the table's end,
+// where prefetching is harmless but pointer arithmetic is not allowed. Which
+// hint and distance: see default_stream_settings (lib/streaming.cpp).
+template <int Hint>
+[[gnu::always_inline]] inline void prefetch_ahead(const double* p, std::uintptr_t distance) {
+    if constexpr (Hint >= 0) {
+        __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(p) + distance), 0, Hint);
+    }
 }
 
 // Values of p's row before its first 64-byte line boundary, 0 to 7; -1 when
@@ -47,6 +47,63 @@ inline constexpr std::uintptr_t kPrefetchBytes = 4096;
     const auto address = reinterpret_cast<std::uintptr_t>(p);
     if (address % sizeof(double) != 0) return -1;
     return static_cast<Index>((kLineBytes - address % kLineBytes) % kLineBytes / sizeof(double));
+}
+
+// The eight lanes of a row loop as two 4-double halves, lanes 0-3 and 4-7
+// (or, rotated, positions 0-3 and 4-7). Why not one 8-double Lanes: on AVX2
+// and below GCC kept a Lanes accumulator on the stack and moved its pieces
+// through integer registers to finish each row, which cost about 100 ns per
+// row (perf, Zen 3: logits on 512 x 64 took 66 us, 95 % of it finishing rows).
+// Halves map to one AVX2 register each (two SSE2, or the low half of AVX-512's),
+// and the row's end is a few shuffles.
+typedef double Quad __attribute__((vector_size(4 * sizeof(double))));
+
+struct LanePair {
+    Quad lo;
+    Quad hi;
+};
+
+[[gnu::always_inline]] inline Quad load_quad(const double* p) {
+    Quad v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+[[gnu::always_inline]] inline LanePair load_pair(const double* p) { return {load_quad(p), load_quad(p + 4)}; }
+
+[[gnu::always_inline]] inline void add_products(LanePair& acc, const LanePair& a, const LanePair& b) {
+    acc.lo += a.lo * b.lo;
+    acc.hi += a.hi * b.hi;
+}
+
+// sum_lanes_pairwise's additions on the halves: ((0 + 1) + (2 + 3)) + ((4 + 5) + (6 + 7)).
+[[gnu::always_inline]] inline double sum_pair(const LanePair& acc) {
+    const Quad lo = acc.lo + __builtin_shufflevector(acc.lo, acc.lo, 1, 0, 3, 2);  // 0 + 1 at 0, 2 + 3 at 2
+    const Quad hi = acc.hi + __builtin_shufflevector(acc.hi, acc.hi, 1, 0, 3, 2);
+    return (lo[0] + lo[2]) + (hi[0] + hi[2]);
+}
+
+// Lanes rotated by Head (position p holds lane (Head + p) % 8) back in lane
+// order: lane L comes from position (L - Head) % 8 of the eight positions
+// lo, hi. Constant indices, so each half is one two-register shuffle.
+template <int Head>
+[[gnu::always_inline]] inline LanePair unrotated_pair_by(const LanePair& v) {
+    constexpr auto at = [](int lane) { return (lane + 8 - Head) % 8; };
+    return {__builtin_shufflevector(v.lo, v.hi, at(0), at(1), at(2), at(3)),
+            __builtin_shufflevector(v.lo, v.hi, at(4), at(5), at(6), at(7))};
+}
+
+[[gnu::always_inline]] inline LanePair unrotated_pair(const LanePair& v, Index head) {
+    switch (head) {
+        case 1: return unrotated_pair_by<1>(v);
+        case 2: return unrotated_pair_by<2>(v);
+        case 3: return unrotated_pair_by<3>(v);
+        case 4: return unrotated_pair_by<4>(v);
+        case 5: return unrotated_pair_by<5>(v);
+        case 6: return unrotated_pair_by<6>(v);
+        case 7: return unrotated_pair_by<7>(v);
+        default: return v;
+    }
 }
 
 /// A row's dot with x and, if asked, with itself.
@@ -58,71 +115,145 @@ struct RowSums {
 // Another order of the same additions: lane j of dot_kernel sums the values
 // i = j, j + 8, j + 16, ... in turn, so any schedule that adds each lane's
 // values in increasing i gives its bits. This one reads r in whole 64-byte
-// lines: the values before r's first line boundary go into their lanes one by
-// one, then whole lines (value i at vector position (i - head) % 8, so the
-// vector holds the lanes rotated by head), then the tail one by one.
-// Why: a Table's data starts 16 bytes past a page (malloc's header), so
-// every 8-double load from the row start straddles two cache lines. Measured
-// on this VM, 1 GiB table, two cores: 27 ms per logits pass straddling, 19 ms
-// reading whole lines.
+// lines: the values before r's first line boundary (head of them, head < 8)
+// go into their lanes first, then whole lines (value i at position
+// (i - head) % 8, so the positions hold the lanes rotated by head), then the
+// tail, last in its lanes; the lanes are put back in order once at the end.
+// Why: an 8-double load that straddles two cache lines costs two. Measured
+// on Zen 5, 1 GiB table, two cores, rows 16 bytes past a line: 27 ms per
+// logits pass straddling, 19 ms reading whole lines.
+template <bool kSquares, int Hint>
+[[gnu::always_inline]] inline RowSums row_sums_rotated(const double* r, const double* x, Index dim, Index head,
+                                                       std::uintptr_t distance) {
+    // The head and tail products at their rotated positions, every other position 0.0:
+    // adding them to the zero lanes first and to the sums last is dot_kernel's order.
+    double dot_edge[2][kLanes] = {};
+    double squares_edge[2][kLanes] = {};
+    for (Index i = 0; i < head; ++i) {
+        dot_edge[0][i + kLanes - head] = r[i] * x[i];
+        if constexpr (kSquares) squares_edge[0][i + kLanes - head] = r[i] * r[i];
+    }
+    const Index body_end = head + (dim - head) / kLanes * kLanes;
+    for (Index i = body_end; i < dim; ++i) {
+        dot_edge[1][i - body_end] = r[i] * x[i];
+        if constexpr (kSquares) squares_edge[1][i - body_end] = r[i] * r[i];
+    }
+    LanePair dot = load_pair(dot_edge[0]);  // 0.0 + the head products, as dot_kernel starts its lanes
+    LanePair squares = load_pair(squares_edge[0]);
+    dot.lo += Quad{};
+    dot.hi += Quad{};
+    squares.lo += Quad{};
+    squares.hi += Quad{};
+    for (Index i = head; i < body_end; i += kLanes) {
+        prefetch_ahead<Hint>(r + i, distance);
+        const LanePair v = load_pair(r + i);
+        add_products(dot, v, load_pair(x + i));
+        if constexpr (kSquares) add_products(squares, v, v);
+    }
+    const LanePair dot_tail = load_pair(dot_edge[1]);
+    dot.lo += dot_tail.lo;
+    dot.hi += dot_tail.hi;
+    if constexpr (kSquares) {
+        const LanePair squares_tail = load_pair(squares_edge[1]);
+        squares.lo += squares_tail.lo;
+        squares.hi += squares_tail.hi;
+    }
+    return {sum_pair(unrotated_pair(dot, head)), kSquares ? sum_pair(unrotated_pair(squares, head)) : 0.0};
+}
+
+// R rows that each start on a line boundary and hold whole lines, side by
+// side: every step reads one line of each row (R streams) and x's line once
+// for all of them. The lanes are in dot_kernel's order from the start.
+template <bool kSquares, int Hint, Index R>
+[[gnu::always_inline]] inline void row_group_sums(const double* r, const double* x, Index dim, std::uintptr_t distance,
+                                                  double* out, double* squares_out) {
+    LanePair dot[R] = {};
+    LanePair squares[R] = {};
+    for (Index i = 0; i < dim; i += kLanes) {
+        const LanePair xv = load_pair(x + i);
+        for (Index q = 0; q < R; ++q) {
+            prefetch_ahead<Hint>(r + q * dim + i, distance);
+            const LanePair v = load_pair(r + q * dim + i);
+            add_products(dot[q], v, xv);
+            if constexpr (kSquares) add_products(squares[q], v, v);
+        }
+    }
+    for (Index q = 0; q < R; ++q) {
+        out[q] = sum_pair(dot[q]);
+        if constexpr (kSquares) squares_out[q] = sum_pair(squares[q]);
+    }
+}
+
+// count rows from `rows`, each row's dot with x into out (and its square sum
+// into squares): R rows at a time where every row starts on a line and holds
+// whole lines (the usual case: Tables are 64-byte aligned), else one at a
+// time, rotated.
+template <bool kSquares, int Hint, Index R>
+[[gnu::always_inline]] inline void rows_with(const double* rows, Index count, Index dim, const double* x,
+                                             std::uintptr_t distance, double* out, double* squares) {
+    // squares is null when kSquares is false, and must not be offset then.
+    auto squares_at = [squares](Index t) { return kSquares ? squares + t : nullptr; };
+    const bool on_lines = values_before_line(rows) == 0 && dim % kLanes == 0;
+    Index t = 0;
+    if (on_lines) {
+        for (; t + R <= count; t += R) {
+            row_group_sums<kSquares, Hint, R>(rows + t * dim, x, dim, distance, out + t, squares_at(t));
+        }
+        for (; t < count; ++t) {
+            row_group_sums<kSquares, Hint, 1>(rows + t * dim, x, dim, distance, out + t, squares_at(t));
+        }
+        return;
+    }
+    for (; t < count; ++t) {
+        const double* r = rows + t * dim;
+        Index head = values_before_line(r);
+        if (head < 0) head = 0;  // not 8-byte aligned: no load can avoid straddling, so take lanes as they come
+        const RowSums sums = row_sums_rotated<kSquares, Hint>(r, x, dim, std::min(head, dim), distance);
+        out[t] = sums.dot;
+        if constexpr (kSquares) squares[t] = sums.squares;
+    }
+}
+
+// The settings' hint and rows per step as template arguments: each pair is
+// its own loop, so the settings cost one switch per call, not per line.
+template <bool kSquares, int Hint>
+[[gnu::always_inline]] inline void rows_with_hint(const double* rows, Index count, Index dim, const double* x,
+                                                  const StreamSettings& settings, double* out, double* squares) {
+    const auto distance = static_cast<std::uintptr_t>(settings.row_distance_bytes);
+    switch (settings.rows_per_step) {
+        case 2: return rows_with<kSquares, Hint, 2>(rows, count, dim, x, distance, out, squares);
+        case 4: return rows_with<kSquares, Hint, 4>(rows, count, dim, x, distance, out, squares);
+        default: return rows_with<kSquares, Hint, 1>(rows, count, dim, x, distance, out, squares);
+    }
+}
+
 template <bool kSquares>
-[[gnu::always_inline]] inline RowSums row_sums(const double* r, const double* x, Index dim) {
-    Index head = values_before_line(r);
-    if (head < 0) head = dim;  // no line boundary to reach: one value at a time
-    head = std::min(head, dim);
-    double dot[kLanes] = {};
-    double squares[kLanes] = {};
-    Index i = 0;
-    for (; i < head; ++i) {
-        dot[i % kLanes] += r[i] * x[i];
-        if constexpr (kSquares) squares[i % kLanes] += r[i] * r[i];
+[[gnu::always_inline]] inline void rows_with_settings(const double* rows, Index count, Index dim, const double* x,
+                                                      double* out, double* squares) {
+    const StreamSettings settings = stream_settings();
+    switch (settings.row_hint) {
+        case PrefetchHint::none: return rows_with_hint<kSquares, -1>(rows, count, dim, x, settings, out, squares);
+        case PrefetchHint::nta: return rows_with_hint<kSquares, 0>(rows, count, dim, x, settings, out, squares);
+        case PrefetchHint::t2: return rows_with_hint<kSquares, 1>(rows, count, dim, x, settings, out, squares);
+        case PrefetchHint::t1: return rows_with_hint<kSquares, 2>(rows, count, dim, x, settings, out, squares);
+        case PrefetchHint::t0: return rows_with_hint<kSquares, 3>(rows, count, dim, x, settings, out, squares);
     }
-    Lanes dot_rotated;
-    Lanes squares_rotated;
-    for (Index p = 0; p < kLanes; ++p) {
-        dot_rotated[p] = dot[(head + p) % kLanes];
-        squares_rotated[p] = squares[(head + p) % kLanes];
-    }
-    for (; i + kLanes <= dim; i += kLanes) {
-        prefetch_ahead(r + i);
-        const Lanes v = load_lanes(r + i);
-        dot_rotated += v * load_lanes(x + i);
-        if constexpr (kSquares) squares_rotated += v * v;
-    }
-    for (Index p = 0; p < kLanes; ++p) {
-        dot[(head + p) % kLanes] = dot_rotated[p];
-        squares[(head + p) % kLanes] = squares_rotated[p];
-    }
-    for (; i < dim; ++i) {
-        dot[i % kLanes] += r[i] * x[i];
-        if constexpr (kSquares) squares[i % kLanes] += r[i] * r[i];
-    }
-    return {sum_lanes_pairwise(dot), kSquares ? sum_lanes_pairwise(squares) : 0.0};
 }
 
 }  // namespace
 
 namespace {
 
-// One row at a time, start to end: each core reads the table as one
-// sequential stream, which the hardware prefetchers follow best. Measured on
-// this VM (1 GiB table, two cores, rows 64-byte aligned, alternating runs):
-// 19 ms one row at a time against 21 ms with 8 rows interleaved (8 streams
-// 8 KiB apart per core).
 EMBED_MULTIVERSION
 void dot_rows_multiversioned(const double* rows, Index count, Index dim, const double* x, double* out) {
-    for (Index t = 0; t < count; ++t) out[t] = row_sums<false>(rows + t * dim, x, dim).dot;
+    rows_with_settings<false>(rows, count, dim, x, out, nullptr);
 }
 
 // The same, with each row's square sum from the same read of the row.
 EMBED_MULTIVERSION
 void dot_and_square_rows_multiversioned(const double* rows, Index count, Index dim, const double* x, double* out,
                                         double* squares) {
-    for (Index t = 0; t < count; ++t) {
-        const RowSums sums = row_sums<true>(rows + t * dim, x, dim);
-        out[t] = sums.dot;
-        squares[t] = sums.squares;
-    }
+    rows_with_settings<true>(rows, count, dim, x, out, squares);
 }
 
 }  // namespace
@@ -307,6 +438,93 @@ template <Index P, Index Q>
     dot_all_pairs_by<P, Q>(a, n, b + m_blocks * dim, m - m_blocks, dim, out + m_blocks, out_stride);
 }
 
+// Adds the products of a and b's values from `whole` (a multiple of 8) to
+// dim, fewer than 8, last into lanes 0, 1, ... of acc. A lane sum starts at
+// +0.0 and so is never -0.0: adding the +0.0 of an empty position changes nothing.
+[[gnu::noinline]] inline void add_tail(LanePair& acc, const double* a, const double* b, Index whole, Index dim) {
+    double tail[kLanes] = {};
+    for (Index i = whole; i < dim; ++i) tail[i - whole] = a[i] * b[i];
+    const LanePair products = load_pair(tail);
+    acc.lo += products.lo;
+    acc.hi += products.hi;
+}
+
+// For AVX2 and below (16 vector registers), each pair's eight lanes are
+// summed in two passes over the block: lanes 0-3 (the values i with i % 8 <
+// 4), then lanes 4-7, each a Quad per pair. A pass holds 3 x 3 pairs' Quads,
+// 3 b rows' and an a row's in 14 registers; 8-double Lanes, two registers
+// each, spilled to the stack (measured on Zen 3, one thread, 64 hidden rows on
+// 512 x 64: 1.4 ms with 4 x 4 blocks of Lanes, 0.37 ms with 2 x 2 LanePairs).
+// Each lane still adds its values in increasing i, and the halves meet in
+// sum_pair's order, so every entry is dot_kernel's.
+template <Index P, Index Q>
+[[gnu::always_inline]] inline void half_pass(const double* a0, const double* b0, Index dim, Index whole, Index first,
+                                             Quad (&acc)[P][Q]) {
+    for (Index p = 0; p < P; ++p) {
+        for (Index q = 0; q < Q; ++q) acc[p][q] = Quad{};
+    }
+    for (Index c = first; c < whole; c += kLanes) {
+        Quad bv[Q];
+        for (Index q = 0; q < Q; ++q) bv[q] = load_quad(b0 + q * dim + c);
+        for (Index p = 0; p < P; ++p) {
+            const Quad av = load_quad(a0 + p * dim + c);
+            for (Index q = 0; q < Q; ++q) acc[p][q] += av * bv[q];
+        }
+    }
+}
+
+// One P x Q block of dot products: both passes, the values past the whole
+// blocks of 8 last into lanes 0, 1, ..., then each pair's lanes added.
+template <Index P, Index Q>
+[[gnu::always_inline]] inline void dot_block_halves(const double* a0, const double* b0, Index dim, Index whole,
+                                                    double* out, Index out_stride) {
+    Quad lo[P][Q];
+    Quad hi[P][Q];
+    half_pass<P, Q>(a0, b0, dim, whole, 0, lo);
+    half_pass<P, Q>(a0, b0, dim, whole, 4, hi);
+    for (Index p = 0; p < P; ++p) {
+        for (Index q = 0; q < Q; ++q) {
+            LanePair acc{lo[p][q], hi[p][q]};
+            if (whole < dim) add_tail(acc, a0 + p * dim, b0 + q * dim, whole, dim);
+            out[p * out_stride + q] = sum_pair(acc);
+        }
+    }
+}
+
+// All pairs by P x Q blocks, kRowsInL1 a rows at a time: those a rows stay in
+// L1 while every block of Q b rows passes them. The edges use 1 x Q, P x 1
+// and 1 x 1 blocks.
+template <Index P, Index Q>
+[[gnu::always_inline]] inline void dot_all_pairs_by_halves(const double* a, Index n, const double* b, Index m,
+                                                           Index dim, double* out, Index out_stride) {
+    constexpr Index kRowsInL1 = 8 * P;
+    const Index whole = dim - dim % kLanes;
+    for (Index i0 = 0; i0 < n; i0 += kRowsInL1) {
+        const Index i_end = std::min(n, i0 + kRowsInL1);
+        Index t = 0;
+        for (; t + Q <= m; t += Q) {
+            const double* b0 = b + t * dim;
+            Index i = i0;
+            for (; i + P <= i_end; i += P) {
+                dot_block_halves<P, Q>(a + i * dim, b0, dim, whole, out + i * out_stride + t, out_stride);
+            }
+            for (; i < i_end; ++i) {
+                dot_block_halves<1, Q>(a + i * dim, b0, dim, whole, out + i * out_stride + t, out_stride);
+            }
+        }
+        for (; t < m; ++t) {
+            const double* b0 = b + t * dim;
+            Index i = i0;
+            for (; i + P <= i_end; i += P) {
+                dot_block_halves<P, 1>(a + i * dim, b0, dim, whole, out + i * out_stride + t, out_stride);
+            }
+            for (; i < i_end; ++i) {
+                dot_block_halves<1, 1>(a + i * dim, b0, dim, whole, out + i * out_stride + t, out_stride);
+            }
+        }
+    }
+}
+
 // AVX-512 has 32 vector registers, one Lanes each: 4 x 6 accumulators, 6 b
 // rows and an a row fit without spilling.
 EMBED_TARGET_AVX512 void dot_all_pairs_avx512(const double* a, Index n, const double* b, Index m,
@@ -316,7 +534,7 @@ EMBED_TARGET_AVX512 void dot_all_pairs_avx512(const double* a, Index n, const do
 
 EMBED_MULTIVERSION_NARROW void dot_all_pairs_narrow(const double* a, Index n, const double* b, Index m, Index dim,
                                                     double* out, Index out_stride) {
-    dot_all_pairs_by<4, 4>(a, n, b, m, dim, out, out_stride);
+    dot_all_pairs_by_halves<3, 3>(a, n, b, m, dim, out, out_stride);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // The row kernels, compiled for one instruction set only (this file is linked
 // three times with lib/kernels.cpp and lib/kernels_narrow.cpp built for the
-// baseline, AVX2 and AVX-512; see CMakeLists.txt), give the documented order's bits. So every instruction
-// set gives the same scores, wherever the rows start in memory. This file
+// baseline, AVX2 and AVX-512; see CMakeLists.txt), give the documented
+// order's bits. So every instruction set gives the same scores, wherever the
+// rows start in memory. This file
 // calls only the kernels' out-of-line functions, so no inline copy built for
 // the baseline stands in for the instruction set under test.
 #include <bit>
@@ -18,10 +19,13 @@
 #include "documented_order.hpp"
 #include "kernels.hpp"
 #include "kernels_narrow.hpp"
+#include "streaming.hpp"
 
 namespace {
 
 using embed::Index;
+using embed::detail::PrefetchHint;
+using embed::detail::StreamSettings;
 using embed_test::dot_in_documented_order;
 
 // Skips the suite on a machine that cannot run the instruction set this binary was built for
@@ -49,37 +53,71 @@ std::vector<double> some_values(std::size_t count, unsigned seed) {
 // The widths cross whole blocks of 8, whole cache lines and the AVX-512 GEMM's tiles of 512 values.
 const Index kWidths[] = {1, 3, 7, 8, 9, 15, 16, 17, 23, 64, 67, 513, 771, 1030};
 
-// Every start from 0 to 7 doubles past the allocation, so each row starts at
-// every offset from a 64-byte line even when the width is a multiple of 8.
-TEST_F(KernelsOnOneInstructionSet, DotRowsIsTheDocumentedSumAtEveryStart) {
-    for (const Index dim : kWidths) {
-        for (Index start = 0; start < 8; ++start) {
-            const Index count = 11;
-            const std::vector<double> buffer = some_values(static_cast<std::size_t>(start + count * dim), 3);
-            const double* rows = buffer.data() + start;
-            const std::vector<double> x = some_values(static_cast<std::size_t>(dim), 4);
-            std::vector<double> dots(static_cast<std::size_t>(count));
-            std::vector<double> dots_too(static_cast<std::size_t>(count));
-            std::vector<double> squares(static_cast<std::size_t>(count));
-            embed::detail::dot_rows(rows, count, dim, x.data(), dots.data());
-            embed::detail::dot_and_square_rows(rows, count, dim, x.data(), dots_too.data(), squares.data());
-            for (Index t = 0; t < count; ++t) {
-                const double* row = rows + t * dim;
-                const auto k = static_cast<std::size_t>(t);
-                ASSERT_EQ(dots[k], dot_in_documented_order(row, x.data(), dim)) << "d " << dim << " start " << start;
-                ASSERT_EQ(dots_too[k], dots[k]) << "d " << dim << " start " << start;
-                ASSERT_EQ(squares[k], dot_in_documented_order(row, row, dim)) << "d " << dim << " start " << start;
-            }
-        }
-    }
-}
-
 // The first value of buffer that starts a 64-byte cache line; buffer needs 7 spare values.
 template <class T>
 T* first_line_start(std::vector<T>& buffer) {
     T* p = buffer.data();
     while (reinterpret_cast<std::uintptr_t>(p) % 64 != 0) ++p;
     return p;
+}
+
+// Every streaming setting the sweep can choose (lib/streaming.hpp): each
+// prefetch hint at no, short and the default distance, one, two and four rows
+// per step. None may change a bit.
+std::vector<StreamSettings> every_row_setting() {
+    std::vector<StreamSettings> settings;
+    for (const int hint : {-1, 0, 1, 2, 3}) {
+        for (const Index distance : {0, 64, 4096}) {
+            for (const Index rows : {1, 2, 4}) {
+                StreamSettings s = embed::detail::default_stream_settings();
+                s.row_hint = static_cast<PrefetchHint>(hint);
+                s.row_distance_bytes = distance;
+                s.rows_per_step = rows;
+                settings.push_back(s);
+            }
+        }
+    }
+    return settings;
+}
+
+// Puts the library's default settings back when a test ends, whatever it set.
+struct DefaultSettingsAfter {
+    ~DefaultSettingsAfter() { embed::detail::set_stream_settings(embed::detail::default_stream_settings()); }
+};
+
+// Every start from 0 to 7 doubles past the allocation, so each row starts at
+// every offset from a 64-byte line even when the width is a multiple of 8,
+// under every streaming setting. 11 rows: groups of 2 and 4 with some left over.
+TEST_F(KernelsOnOneInstructionSet, DotRowsIsTheDocumentedSumAtEveryStartAndSetting) {
+    const DefaultSettingsAfter restore;
+    for (const StreamSettings& setting : every_row_setting()) {
+        embed::detail::set_stream_settings(setting);
+        const std::string where = std::string("hint ") + embed::detail::hint_name(setting.row_hint) + " distance " +
+                                  std::to_string(setting.row_distance_bytes) + " rows " +
+                                  std::to_string(setting.rows_per_step);
+        for (const Index dim : kWidths) {
+            for (Index start = 0; start < 8; ++start) {
+                const Index count = 11;
+                std::vector<double> buffer = some_values(static_cast<std::size_t>(start + count * dim + 8), 3);
+                const double* rows = first_line_start(buffer) + start;
+                const std::vector<double> x = some_values(static_cast<std::size_t>(dim), 4);
+                std::vector<double> dots(static_cast<std::size_t>(count));
+                std::vector<double> dots_too(static_cast<std::size_t>(count));
+                std::vector<double> squares(static_cast<std::size_t>(count));
+                embed::detail::dot_rows(rows, count, dim, x.data(), dots.data());
+                embed::detail::dot_and_square_rows(rows, count, dim, x.data(), dots_too.data(), squares.data());
+                for (Index t = 0; t < count; ++t) {
+                    const double* row = rows + t * dim;
+                    const auto k = static_cast<std::size_t>(t);
+                    ASSERT_EQ(dots[k], dot_in_documented_order(row, x.data(), dim))
+                        << where << " d " << dim << " start " << start << " row " << t;
+                    ASSERT_EQ(dots_too[k], dots[k]) << where << " d " << dim << " start " << start;
+                    ASSERT_EQ(squares[k], dot_in_documented_order(row, row, dim))
+                        << where << " d " << dim << " start " << start << " row " << t;
+                }
+            }
+        }
+    }
 }
 
 // a rows and b rows compared pair by pair with the documented order.

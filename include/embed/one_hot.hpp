@@ -14,7 +14,8 @@ RowVector row_times_matrix(const RowVector& vec, const Table& matrix);
 /// The same on a table the caller holds elsewhere, (V, d), read in place.
 RowVector row_times_matrix(const RowVector& vec, TableView matrix);
 
-/// table is (V, d), ids is (n), returns (n, d): each id through one_hot and row_times_matrix.
+/// table is (V, d), ids is (n), returns (n, d): each id's one_hot row times the table, all V * d products taken
+/// (the n rows as one matrix product; the same values as row_times_matrix row by row).
 Table lookup_via_one_hot(const Table& table, Ids ids);
 /// The same on a table the caller holds elsewhere, (V, d), read in place.
 Table lookup_via_one_hot(TableView table, Ids ids);

@@ -3,6 +3,9 @@
 // and a 1 GiB table, 131072 x 1024, all double precision.
 //
 //   embed_bench [google benchmark flags]       run the suite (names: op/VxD)
+//   embed_bench --sweep [--shape=VxD] [--rounds=N]
+//                                              every streaming setting on one table
+//                                              (default GPT-2's shape, 7 rounds)
 //   embed_bench --peak=logits|dot|cosine [--shape=VxD]
 //                                              one call on a fresh table, then
 //                                              print its bytes and the peak RSS as JSON
@@ -28,6 +31,7 @@
 #include <embed/embed.hpp>
 
 #include "probe.hpp"
+#include "sweep.hpp"
 
 namespace {
 
@@ -200,12 +204,17 @@ long peak_rss_bytes() {
     return usage.ru_maxrss * 1024L;
 }
 
+/// Reads --shape's VxD into s (left as it is when text is empty); false, having said why, when it is not VxD.
+bool parse_shape(const std::string& text, Shape& s) {
+    if (text.empty()) return true;
+    if (std::sscanf(text.c_str(), "%ldx%ld", &s.vocab, &s.dim) == 2 && s.vocab > 0 && s.dim > 0) return true;
+    std::fprintf(stderr, "embed_bench: --shape wants VxD with V and D positive, got %s\n", text.c_str());
+    return false;
+}
+
 int run_peak(const std::string& op, const std::string& shape_text) {
     Shape s{131072, 1024};
-    if (!shape_text.empty() && std::sscanf(shape_text.c_str(), "%ldx%ld", &s.vocab, &s.dim) != 2) {
-        std::fprintf(stderr, "embed_bench: --shape wants VxD, got %s\n", shape_text.c_str());
-        return 2;
-    }
+    if (!parse_shape(shape_text, s)) return 2;
     const embed::Table table = embed::make_table(s.vocab, s.dim, embed::SEED);
     const long after_table = peak_rss_bytes();
     double check = 0.0;
@@ -230,11 +239,21 @@ int run_peak(const std::string& op, const std::string& shape_text) {
 int main(int argc, char** argv) {
     std::string peak;
     std::string shape;
+    bool sweep = false;
+    int rounds = 7;
     std::vector<char*> rest;
     for (int i = 0; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg.rfind("--peak=", 0) == 0) {
             peak = arg.substr(7);
+        } else if (arg == "--sweep") {
+            sweep = true;
+        } else if (arg.rfind("--rounds=", 0) == 0) {
+            rounds = std::atoi(arg.c_str() + 9);
+            if (rounds < 1 || rounds > 1000) {
+                std::fprintf(stderr, "embed_bench: --rounds wants 1 to 1000, got %s\n", arg.c_str() + 9);
+                return 2;
+            }
         } else if (arg.rfind("--shape=", 0) == 0) {
             shape = arg.substr(8);
         } else {
@@ -242,6 +261,11 @@ int main(int argc, char** argv) {
         }
     }
     if (!peak.empty()) return run_peak(peak, shape);
+    if (sweep) {
+        Shape s{50257, 768};
+        if (!parse_shape(shape, s)) return 2;
+        return embed_bench::run_sweep(s.vocab, s.dim, rounds);
+    }
     register_probe();
     for (const Shape& s : kShapes) register_shape(s);
     int rest_count = static_cast<int>(rest.size());

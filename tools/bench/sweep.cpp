@@ -1,0 +1,181 @@
+#include "sweep.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstdio>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <embed/embed.hpp>
+
+#include "streaming.hpp"
+
+namespace embed_bench {
+namespace {
+
+using embed::Index;
+using embed::detail::PrefetchHint;
+using embed::detail::StreamSettings;
+
+constexpr PrefetchHint kHints[] = {PrefetchHint::none, PrefetchHint::nta, PrefetchHint::t2, PrefetchHint::t1,
+                                   PrefetchHint::t0};
+constexpr Index kDistances[] = {1024, 2048, 4096, 8192};
+constexpr Index kRowsPerStep[] = {1, 2, 4};
+constexpr Index kRowsAhead[] = {1, 2, 4, 8};
+constexpr Index kLookupIds = 4096;
+
+/// One setting under test and the median time of each round.
+struct Candidate {
+    std::string name;
+    StreamSettings settings;
+    std::vector<double> round_seconds;
+};
+
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+/// Median seconds of `calls` calls of op.
+double time_calls(const std::function<void()>& op, int calls) {
+    std::vector<double> seconds;
+    for (int c = 0; c < calls; ++c) {
+        const auto start = std::chrono::steady_clock::now();
+        op();
+        seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    return median(seconds);
+}
+
+bool same_row_settings(const StreamSettings& a, const StreamSettings& b) {
+    return a.row_hint == b.row_hint && a.rows_per_step == b.rows_per_step &&
+           (a.row_hint == PrefetchHint::none || a.row_distance_bytes == b.row_distance_bytes);
+}
+
+bool same_gather_settings(const StreamSettings& a, const StreamSettings& b) {
+    return a.gather_hint == b.gather_hint &&
+           (a.gather_hint == PrefetchHint::none || a.gather_rows_ahead == b.gather_rows_ahead);
+}
+
+/// The row loops' settings: every hint at every distance and rows per step (no prefetch once per rows per step).
+std::vector<Candidate> row_candidates() {
+    std::vector<Candidate> out;
+    const StreamSettings base = embed::detail::default_stream_settings();
+    for (const Index rows : kRowsPerStep) {
+        for (const PrefetchHint hint : kHints) {
+            for (const Index distance : kDistances) {
+                if (hint == PrefetchHint::none && distance != kDistances[0]) continue;
+                StreamSettings s = base;
+                s.row_hint = hint;
+                s.row_distance_bytes = distance;
+                s.rows_per_step = rows;
+                char name[64];
+                if (hint == PrefetchHint::none) {
+                    std::snprintf(name, sizeof name, "none, %ld per step", rows);
+                } else {
+                    std::snprintf(name, sizeof name, "%s %ld B, %ld per step", embed::detail::hint_name(hint),
+                                  distance, rows);
+                }
+                out.push_back({name, s, {}});
+            }
+        }
+    }
+    return out;
+}
+
+/// The gather's settings: every hint at every number of rows ahead (no prefetch once).
+std::vector<Candidate> gather_candidates() {
+    std::vector<Candidate> out;
+    const StreamSettings base = embed::detail::default_stream_settings();
+    for (const PrefetchHint hint : kHints) {
+        for (const Index ahead : kRowsAhead) {
+            if (hint == PrefetchHint::none && ahead != kRowsAhead[0]) continue;
+            StreamSettings s = base;
+            s.gather_hint = hint;
+            s.gather_rows_ahead = ahead;
+            char name[64];
+            if (hint == PrefetchHint::none) {
+                std::snprintf(name, sizeof name, "none");
+            } else {
+                std::snprintf(name, sizeof name, "%s, %ld rows ahead", embed::detail::hint_name(hint), ahead);
+            }
+            out.push_back({name, s, {}});
+        }
+    }
+    return out;
+}
+
+/// Times op under every candidate, `rounds` times over, each round in a new random order, so that drift
+/// over minutes hits all of them alike rather than the ones that come last.
+void sweep(std::vector<Candidate>& candidates, const std::function<void()>& op, int rounds, int calls) {
+    std::vector<std::size_t> order(candidates.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::mt19937 rng(2026);
+    for (int round = 0; round < rounds; ++round) {
+        std::shuffle(order.begin(), order.end(), rng);
+        for (const std::size_t i : order) {
+            Candidate& c = candidates[i];
+            embed::detail::set_stream_settings(c.settings);
+            op();  // warm: the first call after a change may find other data in the caches
+            c.round_seconds.push_back(time_calls(op, calls));
+        }
+    }
+    embed::detail::set_stream_settings(embed::detail::default_stream_settings());
+}
+
+/// Prints the candidates fastest first with their ratio to the best, marks the default and says how far it is.
+void print(const char* title, std::vector<Candidate> candidates, double bytes,
+           bool (*is_default)(const StreamSettings&, const StreamSettings&)) {
+    std::sort(candidates.begin(), candidates.end(),
+              [](const Candidate& a, const Candidate& b) { return median(a.round_seconds) < median(b.round_seconds); });
+    const double best = median(candidates.front().round_seconds);
+    const StreamSettings shipped = embed::detail::default_stream_settings();
+    std::printf("\n%s\n\n| setting | median | GB/s | vs best |\n|---|--:|--:|--:|\n", title);
+    double shipped_ratio = 0.0;
+    for (const Candidate& c : candidates) {
+        const double t = median(c.round_seconds);
+        const bool mine = is_default(c.settings, shipped);
+        if (mine) shipped_ratio = t / best;
+        std::printf("| %s%s | %.3f ms | %.1f | %.3fx |\n", c.name.c_str(), mine ? " (default)" : "", t * 1e3,
+                    bytes / t / 1e9, t / best);
+    }
+    std::printf("\nDefault: %.3fx the best (%s)%s\n", shipped_ratio, candidates.front().name.c_str(),
+                shipped_ratio <= 1.05 ? ", within 5 %" : ", MORE THAN 5 % SLOWER");
+}
+
+}  // namespace
+
+int run_sweep(Index vocab, Index dim, int rounds) {
+    const embed::Table table = embed::make_table(vocab, dim, embed::SEED);
+    embed::Vector hidden(dim);
+    for (Index c = 0; c < dim; ++c) hidden[c] = static_cast<double>(c % 7) - 3.0;
+    std::mt19937_64 rng(42);
+    std::uniform_int_distribution<Index> pick(0, vocab - 1);
+    std::vector<Index> ids(kLookupIds);
+    for (Index& id : ids) id = pick(rng);
+    embed::Table rows(kLookupIds, dim);
+
+    const double table_bytes = static_cast<double>(vocab * dim) * sizeof(double);
+    const int calls = table_bytes > 1e8 ? 3 : 9;
+    std::printf("embed_bench --sweep on %ldx%ld (%.0f MB), %d rounds of %d calls per setting, threads: %s\n", vocab,
+                dim, table_bytes / 1e6, rounds, calls,
+                std::getenv("EMBED_NUM_THREADS") ? std::getenv("EMBED_NUM_THREADS") : "every usable core");
+
+    std::vector<Candidate> row = row_candidates();
+    sweep(row, [&] { embed::Vector s = embed::logits(table, hidden); asm volatile("" : : "r"(s.data()) : "memory"); },
+          rounds, calls);
+    print("logits (row loops: prefetch hint, distance, rows per step)", row, table_bytes, same_row_settings);
+
+    std::vector<Candidate> gather = gather_candidates();
+    sweep(gather, [&] { embed::lookup_into(table, ids, rows); asm volatile("" : : "r"(rows.data()) : "memory"); },
+          rounds, calls * 10);
+    print("lookup_into, 4096 ids (gather: prefetch hint, rows ahead)", gather,
+          2.0 * kLookupIds * static_cast<double>(dim) * sizeof(double), same_gather_settings);
+    return 0;
+}
+
+}  // namespace embed_bench

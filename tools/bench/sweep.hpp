@@ -1,0 +1,15 @@
+#pragma once
+// embed_bench --sweep: times logits and lookup_into under every streaming
+// setting (prefetch hint and distance, rows per step, gather rows ahead) on
+// one table, in interleaved rounds, and prints each setting's median beside
+// the best, so that on a new CPU one command shows which setting wins and
+// how far the library's default is from it.
+
+#include <embed/types.hpp>
+
+namespace embed_bench {
+
+/// Runs the sweep on a (vocab, dim) table made by make_table over `rounds` rounds; prints markdown to stdout.
+int run_sweep(embed::Index vocab, embed::Index dim, int rounds);
+
+}  // namespace embed_bench
