@@ -34,15 +34,17 @@ inline void require_same_length(Index got, Index expected, const char* what) {
     }
 }
 
-/// out is (rows, cols) row-major with rows outerStride() apart and not empty: the doubles from its first
+/// out is (rows, cols) row-major with rows outerStride() apart and not empty: the values from its first
 /// entry to just past its last, the gaps between rows included.
-inline Index strided_extent(const Eigen::Ref<Table>& out) {
+template <class Scalar>
+Index strided_extent(const Eigen::Ref<BasicTable<Scalar>>& out) {
     return (out.rows() - 1) * out.outerStride() + out.cols();
 }
 
 /// Throws invalid_argument if out's entries and the table's share memory: a gather into its own table
 /// would read rows it has already overwritten. out may be strided (a block of a larger matrix).
-inline void require_apart(const Eigen::Ref<Table>& out, TableView table, const char* what) {
+template <class Scalar>
+void require_apart(const Eigen::Ref<BasicTable<Scalar>>& out, BasicTableView<Scalar> table, const char* what) {
     if (out.size() == 0 || table.size() == 0) return;
     const auto out_first = reinterpret_cast<std::uintptr_t>(out.data());
     const auto out_end = reinterpret_cast<std::uintptr_t>(out.data() + strided_extent(out));

@@ -1,26 +1,40 @@
 #include "embed/logits.hpp"
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "checks.hpp"
 #include "kernels.hpp"
+#include "kernels_narrow.hpp"
 #include "parallel.hpp"
 
 namespace embed {
 
-void logits_into(TableView table, Eigen::Ref<const Vector> hidden, Eigen::Ref<Vector> out) {
+namespace {
+
+// table is (V, d) of any stored type, hidden is (d), out is (V): the scores of every row, whose kernel
+// (dot_rows, overloaded per type) widens the values and sums in dot_kernel's order.
+template <class Scalar>
+void scores_into(BasicTableView<Scalar> table, Eigen::Ref<const Vector> hidden, Eigen::Ref<Vector> out) {
     detail::require_same_length(hidden.size(), table.cols(), "hidden vector (must equal the table's width d)");
     detail::require_same_length(out.size(), table.rows(), "logits output (must equal the vocabulary V)");
     // One pass over the caller's table, row by row: this is weight tying.
     // The rows are split between the cores; each score is dot_kernel's wherever it is computed.
     const Index dim = table.cols();
-    const double* rows = table.data();
+    const Scalar* rows = table.data();
     const double* h = hidden.data();
     double* scores = out.data();
     detail::parallel_for(table.rows(), dim, [&](Index begin, Index end) {
         detail::dot_rows(rows + begin * dim, end - begin, dim, h, scores + begin);
     });
+}
+
+}  // namespace
+
+void logits_into(TableView table, Eigen::Ref<const Vector> hidden, Eigen::Ref<Vector> out) {
+    scores_into(table, hidden, out);
 }
 
 void logits_into(const Table& table, Eigen::Ref<const Vector> hidden, Eigen::Ref<Vector> out) {
@@ -61,5 +75,81 @@ Table logits(const Table& table, const Table& hidden_rows) {
     });
     return out;
 }
+
+template <NarrowScalar Scalar>
+void logits_into(BasicTableView<Scalar> table, Eigen::Ref<const Vector> hidden, Eigen::Ref<Vector> out) {
+    scores_into(table, hidden, out);
+}
+
+template <NarrowScalar Scalar>
+void logits_into(const BasicTable<Scalar>& table, Eigen::Ref<const Vector> hidden, Eigen::Ref<Vector> out) {
+    scores_into(view_of(table), hidden, out);
+}
+
+template <NarrowScalar Scalar>
+Vector logits(BasicTableView<Scalar> table, const Vector& hidden) {
+    detail::require_same_length(hidden.size(), table.cols(), "hidden vector (must equal the table's width d)");
+    Vector out(table.rows());
+    scores_into(table, hidden, out);
+    return out;
+}
+
+template <NarrowScalar Scalar>
+Vector logits(const BasicTable<Scalar>& table, const Vector& hidden) {
+    return logits(view_of(table), hidden);
+}
+
+template <NarrowScalar Scalar>
+Table logits(BasicTableView<Scalar> table, const Table& hidden_rows) {
+    detail::require_same_length(hidden_rows.cols(), table.cols(), "hidden rows (must equal the table's width d)");
+    // The double GEMM (dot_all_pairs) on blocks of table rows widened into a small buffer per thread:
+    // widening is exact, so every entry is the widened table's, bit for bit, and the buffer, never a
+    // widened copy of the table, is all the extra memory. A block of about 256 KiB stays in L2 while
+    // every hidden row passes it.
+    constexpr Index kBlockBytes = Index{256} << 10;
+    const Index dim = table.cols();
+    const Index vocab = table.rows();
+    const Index n = hidden_rows.rows();
+    Table out(n, vocab);
+    detail::prefault_for_writing(out.data(), static_cast<std::size_t>(out.size()) * sizeof(double));
+    const Index block_rows = std::max<Index>(1, kBlockBytes / (std::max<Index>(dim, 1) * Index{sizeof(double)}));
+    const Scalar* rows = table.data();
+    const double* h = hidden_rows.data();
+    double* scores = out.data();
+    detail::parallel_for(vocab, n * dim, [&](Index begin, Index end) {
+        // The block starts at the hidden rows' offset from a cache line, so the GEMM reads both in whole
+        // lines when d is a multiple of 8 (as the double batch arranges with at_line_offset_of).
+        std::vector<double> buffer(static_cast<std::size_t>(std::min(block_rows, end - begin) * dim + detail::kLanes));
+        double* widened = buffer.data();
+        const auto h_offset = reinterpret_cast<std::uintptr_t>(h) % 64;
+        if (h_offset % sizeof(double) == 0) {
+            while (reinterpret_cast<std::uintptr_t>(widened) % 64 != h_offset) ++widened;
+        }
+        for (Index first = begin; first < end; first += block_rows) {
+            const Index count = std::min(block_rows, end - first);
+            detail::widen_values(rows + first * dim, count * dim, widened);
+            detail::dot_all_pairs(h, n, widened, count, dim, scores + first, vocab);
+        }
+    });
+    return out;
+}
+
+template <NarrowScalar Scalar>
+Table logits(const BasicTable<Scalar>& table, const Table& hidden_rows) {
+    return logits(view_of(table), hidden_rows);
+}
+
+template void logits_into<float>(TableViewF32, Eigen::Ref<const Vector>, Eigen::Ref<Vector>);
+template void logits_into<Eigen::bfloat16>(TableViewBF16, Eigen::Ref<const Vector>, Eigen::Ref<Vector>);
+template void logits_into<float>(const TableF32&, Eigen::Ref<const Vector>, Eigen::Ref<Vector>);
+template void logits_into<Eigen::bfloat16>(const TableBF16&, Eigen::Ref<const Vector>, Eigen::Ref<Vector>);
+template Vector logits<float>(TableViewF32, const Vector&);
+template Vector logits<Eigen::bfloat16>(TableViewBF16, const Vector&);
+template Vector logits<float>(const TableF32&, const Vector&);
+template Vector logits<Eigen::bfloat16>(const TableBF16&, const Vector&);
+template Table logits<float>(TableViewF32, const Table&);
+template Table logits<Eigen::bfloat16>(TableViewBF16, const Table&);
+template Table logits<float>(const TableF32&, const Table&);
+template Table logits<Eigen::bfloat16>(const TableBF16&, const Table&);
 
 }  // namespace embed

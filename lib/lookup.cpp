@@ -2,6 +2,7 @@
 
 #include "checks.hpp"
 #include "gather.hpp"
+#include "gather_narrow.hpp"
 
 namespace embed {
 
@@ -28,5 +29,42 @@ void lookup_into(TableView table, Ids ids, Eigen::Ref<Table> out) {
 }
 
 void lookup_into(const Table& table, Ids ids, Eigen::Ref<Table> out) { lookup_into(view_of(table), ids, out); }
+
+template <NarrowScalar Scalar>
+BasicTable<Scalar> lookup(BasicTableView<Scalar> table, Ids ids) {
+    check_ids(ids, table.rows());
+    BasicTable<Scalar> rows(static_cast<Index>(ids.size()), table.cols());
+    detail::gather_stored_rows<Scalar>(table, ids, rows);
+    return rows;
+}
+
+template <NarrowScalar Scalar>
+BasicTable<Scalar> lookup(const BasicTable<Scalar>& table, Ids ids) {
+    return lookup(view_of(table), ids);
+}
+
+template <NarrowScalar Scalar>
+void lookup_into(BasicTableView<Scalar> table, Ids ids, std::type_identity_t<Eigen::Ref<BasicTable<Scalar>>> out) {
+    check_ids(ids, table.rows());
+    detail::require_same_length(out.rows(), static_cast<Index>(ids.size()),
+                                "lookup output rows (must equal the number of ids)");
+    detail::require_same_length(out.cols(), table.cols(), "lookup output columns (must equal the table's width d)");
+    detail::require_apart<Scalar>(out, table, "lookup output");
+    detail::gather_stored_rows<Scalar>(table, ids, out);
+}
+
+template <NarrowScalar Scalar>
+void lookup_into(const BasicTable<Scalar>& table, Ids ids, std::type_identity_t<Eigen::Ref<BasicTable<Scalar>>> out) {
+    lookup_into(view_of(table), ids, out);
+}
+
+template TableF32 lookup<float>(const TableF32&, Ids);
+template TableBF16 lookup<Eigen::bfloat16>(const TableBF16&, Ids);
+template TableF32 lookup<float>(TableViewF32, Ids);
+template TableBF16 lookup<Eigen::bfloat16>(TableViewBF16, Ids);
+template void lookup_into<float>(const TableF32&, Ids, Eigen::Ref<TableF32>);
+template void lookup_into<Eigen::bfloat16>(const TableBF16&, Ids, Eigen::Ref<TableBF16>);
+template void lookup_into<float>(TableViewF32, Ids, Eigen::Ref<TableF32>);
+template void lookup_into<Eigen::bfloat16>(TableViewBF16, Ids, Eigen::Ref<TableBF16>);
 
 }  // namespace embed

@@ -6,6 +6,7 @@
 #include "checks.hpp"
 #include "embed/lookup.hpp"
 #include "gather.hpp"
+#include "gather_narrow.hpp"
 #include "kernels.hpp"
 
 namespace embed {
@@ -40,6 +41,26 @@ Table scaled_lookup(TableView table, Ids ids, Index dim) {
 }
 
 Table scaled_lookup(const Table& table, Ids ids, Index dim) { return scaled_lookup(view_of(table), ids, dim); }
+
+template <NarrowScalar Scalar>
+Table scaled_lookup(BasicTableView<Scalar> table, Ids ids, Index dim) {
+    detail::require_non_negative(dim, "dim");
+    check_ids(ids, table.rows());
+    // Widen, then scale: the products of the double table's scaled_lookup on the widened table.
+    Table rows(static_cast<Index>(ids.size()), table.cols());
+    detail::gather_widened_rows(table, ids, std::sqrt(static_cast<double>(dim)), rows);
+    return rows;
+}
+
+template <NarrowScalar Scalar>
+Table scaled_lookup(const BasicTable<Scalar>& table, Ids ids, Index dim) {
+    return scaled_lookup(view_of(table), ids, dim);
+}
+
+template Table scaled_lookup<float>(TableViewF32, Ids, Index);
+template Table scaled_lookup<Eigen::bfloat16>(TableViewBF16, Ids, Index);
+template Table scaled_lookup<float>(const TableF32&, Ids, Index);
+template Table scaled_lookup<Eigen::bfloat16>(const TableBF16&, Ids, Index);
 
 double round_to_bf16(double x) {
     // bfloat16: 8 significand bits, exponents -126..127, largest finite (2 - 2^-7) * 2^127.

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <concepts>
 
 #include "checks.hpp"
 #include "kernels.hpp"
+#include "kernels_narrow.hpp"
+#include "narrow_values.hpp"
 #include "parallel.hpp"
 
 namespace embed {
@@ -51,19 +54,21 @@ private:
     std::vector<Neighbour> heap_;
 };
 
-// Scores the rows [begin, end) against the query in blocks small enough to
-// stay in cache, offering each to a top-k: one pass over the table, no V-long
-// buffer and no full sort. The scores are dot / cosine's bit for bit.
-void select_in_range(TableView table, Index token_id, Score score, double query_norm, Index begin, Index end,
-                     TopK& best) {
+// Scores the rows [begin, end) against the query (token_id's row, in double)
+// in blocks small enough to stay in cache, offering each to a top-k: one pass
+// over the table, no V-long buffer and no full sort. The scores are dot /
+// cosine's bit for bit; the kernels (overloaded per stored type) widen the
+// values of a narrow table to double first.
+template <class Scalar>
+void select_in_range(BasicTableView<Scalar> table, Index token_id, const double* query, Score score,
+                     double query_norm, Index begin, Index end, TopK& best) {
     constexpr Index kBlockRows = 256;
     const Index dim = table.cols();
-    const double* query = table.data() + token_id * dim;
     double dots[kBlockRows];
     double squares[kBlockRows];
     for (Index block = begin; block < end; block += kBlockRows) {
         const Index count = std::min(kBlockRows, end - block);
-        const double* rows = table.data() + block * dim;
+        const Scalar* rows = table.data() + block * dim;
         if (score == Score::cosine) {
             detail::dot_and_square_rows(rows, count, dim, query, dots, squares);
             for (Index j = 0; j < count; ++j) dots[j] = cosine_from_parts(dots[j], query_norm, std::sqrt(squares[j]));
@@ -74,6 +79,64 @@ void select_in_range(TableView table, Index token_id, Score score, double query_
             if (block + j != token_id) best.offer({block + j, dots[j]});
         }
     }
+}
+
+// token_id's row of the table in double: the row itself for a double table, else
+// the row widened into `widened`.
+template <class Scalar>
+const double* query_row(BasicTableView<Scalar> table, Index token_id, std::vector<double>& widened) {
+    const Index dim = table.cols();
+    if constexpr (std::same_as<Scalar, double>) {
+        return table.data() + token_id * dim;
+    } else {
+        widened.resize(static_cast<std::size_t>(dim));
+        detail::widen_values(table.data() + token_id * dim, dim, widened.data());
+        return widened.data();
+    }
+}
+
+template <class Scalar>
+std::vector<Neighbour> ranked(BasicTableView<Scalar> table, Index token_id, Index k, Score score) {
+    detail::require_token(token_id, table.rows());
+    detail::require_non_negative(k, "k");
+    const auto keep = static_cast<std::size_t>(std::min<Index>(k, table.rows() - 1));
+    if (keep == 0) return {};
+    const Index dim = table.cols();
+    std::vector<double> widened;
+    const double* query = query_row(table, token_id, widened);
+    const double query_norm = std::sqrt(detail::dot_kernel(query, query, dim));
+    // Each piece of the table gets its own selection; the union of those
+    // selections holds the overall best, and the ranking is a total order, so
+    // the merged result does not depend on how the rows were split or which
+    // core ran which piece.
+    const Index pieces = detail::piece_count(table.rows(), dim);
+    const Index chunk = (table.rows() + pieces - 1) / pieces;
+    std::vector<TopK> partial;
+    partial.reserve(static_cast<std::size_t>(pieces));
+    for (Index w = 0; w < pieces; ++w) partial.emplace_back(keep, static_cast<std::size_t>(chunk));
+    detail::parallel_for(pieces, chunk * dim, [&](Index first, Index last) {
+        for (Index w = first; w < last; ++w) {
+            const Index begin = std::min(table.rows(), w * chunk);
+            const Index end = std::min(table.rows(), begin + chunk);
+            select_in_range(table, token_id, query, score, query_norm, begin, end,
+                            partial[static_cast<std::size_t>(w)]);
+        }
+    });
+    std::vector<Neighbour> merged = std::move(partial.front().items());
+    for (std::size_t w = 1; w < partial.size(); ++w) {
+        merged.insert(merged.end(), partial[w].items().begin(), partial[w].items().end());
+    }
+    std::partial_sort(merged.begin(), merged.begin() + static_cast<std::ptrdiff_t>(keep), merged.end(),
+                      ranks_before);
+    merged.resize(keep);
+    return merged;
+}
+
+std::vector<Index> ids_of(const std::vector<Neighbour>& neighbours) {
+    std::vector<Index> ids;
+    ids.reserve(neighbours.size());
+    for (const Neighbour& n : neighbours) ids.push_back(n.id);
+    return ids;
 }
 
 }  // namespace
@@ -100,51 +163,12 @@ Table stretch(TableView table, Index token_id, double factor) {
 Table stretch(const Table& table, Index token_id, double factor) { return stretch(view_of(table), token_id, factor); }
 
 std::vector<Neighbour> rank_neighbours(TableView table, Index token_id, Index k, Score score) {
-    detail::require_token(token_id, table.rows());
-    detail::require_non_negative(k, "k");
-    const auto keep = static_cast<std::size_t>(std::min<Index>(k, table.rows() - 1));
-    if (keep == 0) return {};
-    const Index dim = table.cols();
-    const double* query = table.data() + token_id * dim;
-    const double query_norm = std::sqrt(detail::dot_kernel(query, query, dim));
-    // Each piece of the table gets its own selection; the union of those
-    // selections holds the overall best, and the ranking is a total order, so
-    // the merged result does not depend on how the rows were split or which
-    // core ran which piece.
-    const Index pieces = detail::piece_count(table.rows(), dim);
-    const Index chunk = (table.rows() + pieces - 1) / pieces;
-    std::vector<TopK> partial;
-    partial.reserve(static_cast<std::size_t>(pieces));
-    for (Index w = 0; w < pieces; ++w) partial.emplace_back(keep, static_cast<std::size_t>(chunk));
-    detail::parallel_for(pieces, chunk * dim, [&](Index first, Index last) {
-        for (Index w = first; w < last; ++w) {
-            const Index begin = std::min(table.rows(), w * chunk);
-            const Index end = std::min(table.rows(), begin + chunk);
-            select_in_range(table, token_id, score, query_norm, begin, end, partial[static_cast<std::size_t>(w)]);
-        }
-    });
-    std::vector<Neighbour> merged = std::move(partial.front().items());
-    for (std::size_t w = 1; w < partial.size(); ++w) {
-        merged.insert(merged.end(), partial[w].items().begin(), partial[w].items().end());
-    }
-    std::partial_sort(merged.begin(), merged.begin() + static_cast<std::ptrdiff_t>(keep), merged.end(),
-                      ranks_before);
-    merged.resize(keep);
-    return merged;
+    return ranked(table, token_id, k, score);
 }
 
 std::vector<Neighbour> rank_neighbours(const Table& table, Index token_id, Index k, Score score) {
     return rank_neighbours(view_of(table), token_id, k, score);
 }
-
-namespace {
-std::vector<Index> ids_of(const std::vector<Neighbour>& neighbours) {
-    std::vector<Index> ids;
-    ids.reserve(neighbours.size());
-    for (const Neighbour& n : neighbours) ids.push_back(n.id);
-    return ids;
-}
-}  // namespace
 
 std::vector<Index> nearest_by_cosine(TableView table, Index token_id, Index k) {
     return ids_of(rank_neighbours(table, token_id, k, Score::cosine));
@@ -161,5 +185,64 @@ std::vector<Index> nearest_by_dot(TableView table, Index token_id, Index k) {
 std::vector<Index> nearest_by_dot(const Table& table, Index token_id, Index k) {
     return nearest_by_dot(view_of(table), token_id, k);
 }
+
+template <NarrowScalar Scalar>
+BasicTable<Scalar> stretch(BasicTableView<Scalar> table, Index token_id, double factor) {
+    detail::require_token(token_id, table.rows());
+    BasicTable<Scalar> stretched = table;
+    for (Index c = 0; c < table.cols(); ++c) {
+        stretched(token_id, c) = detail::narrow_to<Scalar>(detail::widen(table(token_id, c)) * factor);
+    }
+    return stretched;
+}
+
+template <NarrowScalar Scalar>
+BasicTable<Scalar> stretch(const BasicTable<Scalar>& table, Index token_id, double factor) {
+    return stretch(view_of(table), token_id, factor);
+}
+
+template <NarrowScalar Scalar>
+std::vector<Neighbour> rank_neighbours(BasicTableView<Scalar> table, Index token_id, Index k, Score score) {
+    return ranked(table, token_id, k, score);
+}
+
+template <NarrowScalar Scalar>
+std::vector<Neighbour> rank_neighbours(const BasicTable<Scalar>& table, Index token_id, Index k, Score score) {
+    return ranked(view_of(table), token_id, k, score);
+}
+
+template <NarrowScalar Scalar>
+std::vector<Index> nearest_by_cosine(BasicTableView<Scalar> table, Index token_id, Index k) {
+    return ids_of(ranked(table, token_id, k, Score::cosine));
+}
+
+template <NarrowScalar Scalar>
+std::vector<Index> nearest_by_cosine(const BasicTable<Scalar>& table, Index token_id, Index k) {
+    return ids_of(ranked(view_of(table), token_id, k, Score::cosine));
+}
+
+template <NarrowScalar Scalar>
+std::vector<Index> nearest_by_dot(BasicTableView<Scalar> table, Index token_id, Index k) {
+    return ids_of(ranked(table, token_id, k, Score::dot));
+}
+
+template <NarrowScalar Scalar>
+std::vector<Index> nearest_by_dot(const BasicTable<Scalar>& table, Index token_id, Index k) {
+    return ids_of(ranked(view_of(table), token_id, k, Score::dot));
+}
+
+// The narrow types the library defines these for; every call on a float32 or bfloat16 table links here.
+#define EMBED_SIMILARITY_FOR(Scalar)                                                                        \
+    template BasicTable<Scalar> stretch<Scalar>(BasicTableView<Scalar>, Index, double);                     \
+    template BasicTable<Scalar> stretch<Scalar>(const BasicTable<Scalar>&, Index, double);                  \
+    template std::vector<Neighbour> rank_neighbours<Scalar>(BasicTableView<Scalar>, Index, Index, Score);    \
+    template std::vector<Neighbour> rank_neighbours<Scalar>(const BasicTable<Scalar>&, Index, Index, Score); \
+    template std::vector<Index> nearest_by_cosine<Scalar>(BasicTableView<Scalar>, Index, Index);            \
+    template std::vector<Index> nearest_by_cosine<Scalar>(const BasicTable<Scalar>&, Index, Index);         \
+    template std::vector<Index> nearest_by_dot<Scalar>(BasicTableView<Scalar>, Index, Index);               \
+    template std::vector<Index> nearest_by_dot<Scalar>(const BasicTable<Scalar>&, Index, Index);
+EMBED_SIMILARITY_FOR(float)
+EMBED_SIMILARITY_FOR(Eigen::bfloat16)
+#undef EMBED_SIMILARITY_FOR
 
 }  // namespace embed

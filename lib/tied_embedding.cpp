@@ -17,6 +17,27 @@ Vector TiedEmbedding::logits(const Vector& hidden) const { return embed::logits(
 
 Index TiedEmbedding::param_count() const { return embed::param_count(table_.rows(), table_.cols()); }
 
+template <NarrowScalar Scalar>
+BasicTiedEmbedding<Scalar>::BasicTiedEmbedding(BasicTable<Scalar> table) : table_(std::move(table)) {}
+
+template <NarrowScalar Scalar>
+BasicTable<Scalar> BasicTiedEmbedding<Scalar>::embed(Ids ids) const {
+    return lookup(table_, ids);
+}
+
+template <NarrowScalar Scalar>
+Vector BasicTiedEmbedding<Scalar>::logits(const Vector& hidden) const {
+    return embed::logits(table_, hidden);
+}
+
+template <NarrowScalar Scalar>
+Index BasicTiedEmbedding<Scalar>::param_count() const {
+    return embed::param_count(table_.rows(), table_.cols());
+}
+
+template class BasicTiedEmbedding<float>;
+template class BasicTiedEmbedding<Eigen::bfloat16>;
+
 UntiedEmbedding::UntiedEmbedding(Table input, Table output) {
     if (shape(input) != shape(output)) {
         throw std::invalid_argument("untied tables differ in shape: input is " + std::to_string(input.rows()) +

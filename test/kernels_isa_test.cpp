@@ -1,9 +1,12 @@
 // The row kernels, compiled for one instruction set only (this file is linked
-// three times with lib/kernels.cpp built for the baseline, AVX2 and AVX-512;
-// see CMakeLists.txt), give the documented order's bits. So every instruction
-// set gives the same scores, wherever the rows start in memory. This file
+// three times with lib/kernels.cpp and lib/kernels_narrow.cpp built for the
+// baseline, AVX2 and AVX-512; see CMakeLists.txt), give the documented
+// order's bits. So every instruction set gives the same scores, wherever the
+// rows start in memory. This file
 // calls only the kernels' out-of-line functions, so no inline copy built for
 // the baseline stands in for the instruction set under test.
+#include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -15,6 +18,7 @@
 
 #include "documented_order.hpp"
 #include "kernels.hpp"
+#include "kernels_narrow.hpp"
 #include "streaming.hpp"
 
 namespace {
@@ -190,6 +194,67 @@ TEST(AtLineOffsetOf, CopiesToTheOffsetOfTheOtherPointerOnlyWhenItDiffers) {
                 EXPECT_TRUE(staging.empty());
             } else {
                 EXPECT_EQ(std::memcmp(placed, values, 20 * sizeof(double)), 0) << like_at << ", " << values_at;
+            }
+        }
+    }
+}
+
+// ---- The float32 and bfloat16 row kernels ----
+
+// A stored value widened by hand: a float32 converts exactly, a bfloat16 is the top half of a float32.
+double widened(float v) { return static_cast<double>(v); }
+double widened(Eigen::bfloat16 v) {
+    return static_cast<double>(std::bit_cast<float>(std::uint32_t{std::bit_cast<std::uint16_t>(v)} << 16));
+}
+
+// count values of Narrow: some_values times powers of two from 2^-32 to 2^32 (so that sums round and a
+// wrong order shows, even for bfloat16, whose products are exact), every 37th one a float32 subnormal.
+template <class Narrow>
+std::vector<Narrow> some_narrow_values(std::size_t count, unsigned seed) {
+    const std::vector<double> values = some_values(count, seed);
+    std::vector<Narrow> narrow(count);
+    for (std::size_t i = 0; i < count; ++i) {
+        const double scaled = std::ldexp(values[i], static_cast<int>((i * 7) % 9) * 8 - 32);
+        narrow[i] = static_cast<Narrow>(static_cast<float>(i % 37 == 36 ? values[i] * 1e-39 : scaled));
+    }
+    return narrow;
+}
+
+template <class Narrow>
+class NarrowKernelsOnOneInstructionSet : public KernelsOnOneInstructionSet {};
+using NarrowTypes = testing::Types<float, Eigen::bfloat16>;
+TYPED_TEST_SUITE(NarrowKernelsOnOneInstructionSet, NarrowTypes);
+
+// Rows start at every offset from a 64-byte line a value of their type can have (16 for float32, 32 for
+// bfloat16); each score must be the documented order's on the row widened by hand.
+TYPED_TEST(NarrowKernelsOnOneInstructionSet, DotRowsIsTheDocumentedSumOfTheWidenedRowAtEveryStart) {
+    using Narrow = TypeParam;
+    constexpr Index kStarts = 64 / static_cast<Index>(sizeof(Narrow));
+    for (const Index dim : kWidths) {
+        for (Index start = 0; start < kStarts; ++start) {
+            const Index count = 5;
+            std::vector<Narrow> buffer = some_narrow_values<Narrow>(static_cast<std::size_t>(kStarts * 2 + count * dim), 3);
+            const Narrow* rows = first_line_start(buffer) + start;
+            const std::vector<double> x = some_values(static_cast<std::size_t>(dim), 4);
+            std::vector<double> dots(static_cast<std::size_t>(count));
+            std::vector<double> dots_too(static_cast<std::size_t>(count));
+            std::vector<double> squares(static_cast<std::size_t>(count));
+            std::vector<double> wide(static_cast<std::size_t>(count * dim));
+            embed::detail::dot_rows(rows, count, dim, x.data(), dots.data());
+            embed::detail::dot_and_square_rows(rows, count, dim, x.data(), dots_too.data(), squares.data());
+            embed::detail::widen_values(rows, count * dim, wide.data());
+            for (Index t = 0; t < count; ++t) {
+                std::vector<double> row(static_cast<std::size_t>(dim));
+                for (Index c = 0; c < dim; ++c) {
+                    row[static_cast<std::size_t>(c)] = widened(rows[t * dim + c]);
+                    ASSERT_EQ(std::bit_cast<std::uint64_t>(wide[static_cast<std::size_t>(t * dim + c)]),
+                              std::bit_cast<std::uint64_t>(row[static_cast<std::size_t>(c)]));
+                }
+                const auto k = static_cast<std::size_t>(t);
+                ASSERT_EQ(dots[k], dot_in_documented_order(row.data(), x.data(), dim)) << "d " << dim << " start " << start;
+                ASSERT_EQ(dots_too[k], dots[k]) << "d " << dim << " start " << start;
+                ASSERT_EQ(squares[k], dot_in_documented_order(row.data(), row.data(), dim))
+                    << "d " << dim << " start " << start;
             }
         }
     }

@@ -3,6 +3,8 @@
 // compiled into it), so Eigen aborts on any heap allocation while the guard
 // is off; the death test shows the guard is live, so the checks are not vacuous.
 #include <cmath>
+#include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -11,9 +13,11 @@
 
 #include <embed/logits.hpp>
 #include <embed/lookup.hpp>
+#include <embed/precision.hpp>
 #include <embed/scaling.hpp>
 #include <embed/similarity.hpp>
 #include <embed/table.hpp>
+#include <embed/tied_embedding.hpp>
 
 #include "all_close.hpp"
 
@@ -101,6 +105,41 @@ TEST(NoMalloc, TableRowsBindToTheVectorFunctionsWithoutACopy) {
     EXPECT_NEAR(norm, std::sqrt(want_square), 1e-13);
     EXPECT_NEAR(cosine, want_dot / std::sqrt(want_square * want_square_2), 1e-13);
     EXPECT_NEAR(rms, std::sqrt(want_square / 64.0), 1e-13);
+}
+
+// A tied float32 or bfloat16 embedding scores against its one table in place: no widened copy, no
+// buffer, and the same bits as the double logits of the widened table.
+template <class Scalar>
+class NoMallocNarrow : public testing::Test {};
+using NarrowTypes = testing::Types<float, Eigen::bfloat16>;
+TYPED_TEST_SUITE(NoMallocNarrow, NarrowTypes);
+
+TYPED_TEST(NoMallocNarrow, TiedLogitsAndLookupIntoAllocateNothing) {
+    using Scalar = TypeParam;
+    const Table wide = embed::make_table(embed::VOCAB, embed::DIM, embed::SEED);
+    embed::BasicTable<Scalar> narrow;
+    if constexpr (std::is_same_v<Scalar, float>) {
+        narrow = embed::to_f32(wide);
+    } else {
+        narrow = embed::to_bf16(wide);
+    }
+    const embed::BasicTiedEmbedding<Scalar> tied(narrow);
+    const Vector hidden = wide.row(137).transpose();
+    Vector out(embed::VOCAB);
+    const std::vector<Index> ids{137, 4, 511, 0};
+    embed::BasicTable<Scalar> rows(4, embed::DIM);
+    {
+        NoEigenMalloc guard;
+        embed::logits_into(tied.output_weights(), hidden, out);
+        embed::lookup_into(tied.input_weights(), ids, rows);
+    }
+    const Vector want = embed::logits(embed::to_double(tied.output_weights()), hidden);
+    EXPECT_TRUE((out.array() == want.array()).all());
+    for (Index i = 0; i < 4; ++i) {
+        EXPECT_EQ(std::memcmp(rows.row(i).data(), narrow.row(ids[static_cast<std::size_t>(i)]).data(),
+                              embed::DIM * sizeof(Scalar)),
+                  0);
+    }
 }
 
 }  // namespace

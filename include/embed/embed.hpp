@@ -6,6 +6,7 @@
 #include "embed/logits.hpp"
 #include "embed/lookup.hpp"
 #include "embed/one_hot.hpp"
+#include "embed/precision.hpp"
 #include "embed/python_random.hpp"
 #include "embed/scaling.hpp"
 #include "embed/similarity.hpp"

@@ -49,4 +49,38 @@ std::vector<Index> nearest_by_dot(const Table& table, Index token_id, Index k);
 /// The same on a table the caller holds elsewhere, (V, d), read in place.
 std::vector<Index> nearest_by_dot(TableView table, Index token_id, Index k);
 
+// The same on float32 and bfloat16 tables (defined in the library for both). Scores are computed in
+// double on the widened values in the double table's order, so they, and therefore the rankings (ties,
+// NaN), are bit for bit those of the same table widened to double.
+
+/// table is (V, d) of float32 or bfloat16, returns a new table of the same type with row token_id times
+/// factor: the product formed in double, then rounded to the table's type (nearest, ties to even).
+template <NarrowScalar Scalar>
+BasicTable<Scalar> stretch(const BasicTable<Scalar>& table, Index token_id, double factor);
+/// The same on a table the caller holds elsewhere, (V, d), read in place.
+template <NarrowScalar Scalar>
+BasicTable<Scalar> stretch(BasicTableView<Scalar> table, Index token_id, double factor);
+
+/// table is (V, d) of float32 or bfloat16, returns the min(k, V-1) best other ids with their scores (k)
+/// in double, as rank_neighbours on the widened table.
+template <NarrowScalar Scalar>
+std::vector<Neighbour> rank_neighbours(const BasicTable<Scalar>& table, Index token_id, Index k, Score score);
+/// The same on a table the caller holds elsewhere, (V, d), read in place.
+template <NarrowScalar Scalar>
+std::vector<Neighbour> rank_neighbours(BasicTableView<Scalar> table, Index token_id, Index k, Score score);
+
+/// table is (V, d) of float32 or bfloat16, returns (k) ids as nearest_by_cosine on the widened table.
+template <NarrowScalar Scalar>
+std::vector<Index> nearest_by_cosine(const BasicTable<Scalar>& table, Index token_id, Index k);
+/// The same on a table the caller holds elsewhere, (V, d), read in place.
+template <NarrowScalar Scalar>
+std::vector<Index> nearest_by_cosine(BasicTableView<Scalar> table, Index token_id, Index k);
+
+/// table is (V, d) of float32 or bfloat16, returns (k) ids as nearest_by_dot on the widened table.
+template <NarrowScalar Scalar>
+std::vector<Index> nearest_by_dot(const BasicTable<Scalar>& table, Index token_id, Index k);
+/// The same on a table the caller holds elsewhere, (V, d), read in place.
+template <NarrowScalar Scalar>
+std::vector<Index> nearest_by_dot(BasicTableView<Scalar> table, Index token_id, Index k);
+
 }  // namespace embed

@@ -32,6 +32,39 @@ private:
     Table table_;
 };
 
+/// One (V, d) table stored in float32 or bfloat16, used both to embed ids and to score hidden vectors: the
+/// TiedEmbedding above for a narrow table (defined in the library for both types). Embedding returns the
+/// stored rows in the table's type; logits are summed in double, bit for bit those of the widened table.
+template <NarrowScalar Scalar>
+class BasicTiedEmbedding {
+public:
+    /// Takes ownership of table (V, d).
+    explicit BasicTiedEmbedding(BasicTable<Scalar> table);
+
+    /// ids is (n), returns (n, d) of the table's type: lookup in the one table.
+    BasicTable<Scalar> embed(Ids ids) const;
+
+    /// hidden is (d), returns (V) in double: logits against the same table.
+    Vector logits(const Vector& hidden) const;
+
+    /// The table as the input layer, (V, d); the same object as output_weights().
+    const BasicTable<Scalar>& input_weights() const { return table_; }
+
+    /// The table as the output layer, (V, d); the same object as input_weights().
+    const BasicTable<Scalar>& output_weights() const { return table_; }
+
+    /// Parameters counted once: V * d.
+    Index param_count() const;
+
+private:
+    BasicTable<Scalar> table_;
+};
+
+/// A tied embedding over one float32 table.
+using TiedEmbeddingF32 = BasicTiedEmbedding<float>;
+/// A tied embedding over one bfloat16 table.
+using TiedEmbeddingBF16 = BasicTiedEmbedding<Eigen::bfloat16>;
+
 /// Separate input (V, d) and output (V, d) tables: the untied baseline.
 class UntiedEmbedding {
 public:
