@@ -161,16 +161,73 @@ template <bool kSquares, int Hint>
     return {sum_pair(unrotated_pair(dot, head)), kSquares ? sum_pair(unrotated_pair(squares, head)) : 0.0};
 }
 
-// R rows that each start on a line boundary and hold whole lines, side by
-// side: every step reads one line of each row (R streams) and x's line once
-// for all of them. The lanes are in dot_kernel's order from the start.
+// The line where one row ends and the next begins, in a table whose rows
+// all start `head` values (1 to 7) past a line boundary with d a multiple of
+// 8: its first 8 - head positions hold the ending row's last values, the rest
+// the next row's first values, and in the rotated frame (position p holds lane
+// (head + p) % 8) each sits in its own row's lane. So one load of that line
+// gives both rows their edge values: `x` holds x's values at the same
+// positions (x's tail, then its head), and the masks pick each row's part.
+typedef long long QuadMask __attribute__((vector_size(4 * sizeof(long long))));
+
+struct BoundaryLine {
+    LanePair x;
+    QuadMask ending_lo, ending_hi;    // all ones where the ending row's values sit
+    QuadMask starting_lo, starting_hi;  // all ones where the starting row's values sit
+};
+
+inline BoundaryLine boundary_line(const double* x, Index dim, Index head) {
+    const Index ending = kLanes - head;  // values of the ending row on the line
+    double values[kLanes];
+    long long ending_mask[kLanes];
+    for (Index p = 0; p < kLanes; ++p) {
+        values[p] = p < ending ? x[dim - ending + p] : x[p - ending];
+        ending_mask[p] = p < ending ? -1 : 0;
+    }
+    BoundaryLine line;
+    line.x = load_pair(values);
+    std::memcpy(&line.ending_lo, ending_mask, sizeof line.ending_lo);
+    std::memcpy(&line.ending_hi, ending_mask + 4, sizeof line.ending_hi);
+    line.starting_lo = ~line.ending_lo;
+    line.starting_hi = ~line.ending_hi;
+    return line;
+}
+
+// v with every position outside the mask +0.0.
+[[gnu::always_inline]] inline LanePair masked(const LanePair& v, const QuadMask& lo, const QuadMask& hi) {
+    return {reinterpret_cast<Quad>(reinterpret_cast<QuadMask>(v.lo) & lo),
+            reinterpret_cast<Quad>(reinterpret_cast<QuadMask>(v.hi) & hi)};
+}
+
+// R rows side by side: every step reads one line of each row (R streams) and
+// x's line once for all of them. With head = 0 the rows start on lines and
+// the lanes are in dot_kernel's order from the start. With head > 0 (see
+// BoundaryLine; rows[-1] and the row after the last must be the table's),
+// each row's first values come from the line it shares with the row before,
+// added to the zero lanes first, and its last values from the line it shares
+// with the row after, added last; the lanes are put back in order at the end.
 template <bool kSquares, int Hint, Index R>
-[[gnu::always_inline]] inline void row_group_sums(const double* r, const double* x, Index dim, std::uintptr_t distance,
+[[gnu::always_inline]] inline void row_group_sums(const double* r, const double* x, Index dim, Index head,
+                                                  const BoundaryLine* boundary, std::uintptr_t distance,
                                                   double* out, double* squares_out) {
     LanePair dot[R] = {};
     LanePair squares[R] = {};
+    const Index ending = head > 0 ? kLanes - head : 0;
+    if (head > 0) {
+        for (Index q = 0; q < R; ++q) {
+            const LanePair line = load_pair(r + q * dim - ending);
+            const LanePair products{line.lo * boundary->x.lo, line.hi * boundary->x.hi};
+            const LanePair starting = masked(products, boundary->starting_lo, boundary->starting_hi);
+            dot[q] = {Quad{} + starting.lo, Quad{} + starting.hi};  // 0.0 + product, as dot_kernel starts a lane
+            if constexpr (kSquares) {
+                const LanePair own = masked({line.lo * line.lo, line.hi * line.hi}, boundary->starting_lo,
+                                            boundary->starting_hi);
+                squares[q] = {Quad{} + own.lo, Quad{} + own.hi};
+            }
+        }
+    }
     const auto ahead = static_cast<Index>(distance / sizeof(double));
-    for (Index i = 0; i < dim; i += kLanes) {
+    for (Index i = head; i < dim - ending; i += kLanes) {
         const LanePair xv = load_pair(x + i);
         // Each of the R streams continues R rows on, not in the next row (which
         // this step reads already): `distance` ahead in the stream, wrapped.
@@ -192,39 +249,62 @@ template <bool kSquares, int Hint, Index R>
         }
     }
     for (Index q = 0; q < R; ++q) {
+        if (head > 0) {
+            // The ending values last in their lanes; a lane sum starts at +0.0 and so is never
+            // -0.0, and adding the +0.0 of a masked position changes nothing.
+            const LanePair line = load_pair(r + q * dim + dim - ending);
+            const LanePair products{line.lo * boundary->x.lo, line.hi * boundary->x.hi};
+            const LanePair mine = masked(products, boundary->ending_lo, boundary->ending_hi);
+            dot[q] = unrotated_pair({dot[q].lo + mine.lo, dot[q].hi + mine.hi}, head);
+            if constexpr (kSquares) {
+                const LanePair own =
+                    masked({line.lo * line.lo, line.hi * line.hi}, boundary->ending_lo, boundary->ending_hi);
+                squares[q] = unrotated_pair({squares[q].lo + own.lo, squares[q].hi + own.hi}, head);
+            }
+        }
         out[q] = sum_pair(dot[q]);
         if constexpr (kSquares) squares_out[q] = sum_pair(squares[q]);
     }
 }
 
 // count rows from `rows`, each row's dot with x into out (and its square sum
-// into squares): R rows at a time where every row starts on a line and holds
-// whole lines (the usual case: Tables are 64-byte aligned), else one at a
-// time, rotated.
+// into squares). Where every row starts at the same place in a line (d a
+// multiple of 8), R rows at a time: on lines (the usual case: Tables are
+// 64-byte aligned) or sharing boundary lines (a table held at another
+// offset, such as a numpy array 16 bytes past a line), the first and last
+// rows one at a time, since their boundary lines reach outside [rows, rows +
+// count * dim). Otherwise one row at a time, rotated.
 template <bool kSquares, int Hint, Index R>
 [[gnu::always_inline]] inline void rows_with(const double* rows, Index count, Index dim, const double* x,
                                              std::uintptr_t distance, double* out, double* squares) {
     // squares is null when kSquares is false, and must not be offset then.
     auto squares_at = [squares](Index t) { return kSquares ? squares + t : nullptr; };
-    const bool on_lines = values_before_line(rows) == 0 && dim % kLanes == 0;
-    Index t = 0;
-    if (on_lines) {
-        for (; t + R <= count; t += R) {
-            row_group_sums<kSquares, Hint, R>(rows + t * dim, x, dim, distance, out + t, squares_at(t));
-        }
-        for (; t < count; ++t) {
-            row_group_sums<kSquares, Hint, 1>(rows + t * dim, x, dim, distance, out + t, squares_at(t));
-        }
-        return;
-    }
-    for (; t < count; ++t) {
+    auto one_rotated = [&](Index t) {
         const double* r = rows + t * dim;
         Index head = values_before_line(r);
         if (head < 0) head = 0;  // not 8-byte aligned: no load can avoid straddling, so take lanes as they come
         const RowSums sums = row_sums_rotated<kSquares, Hint>(r, x, dim, std::min(head, dim), distance);
         out[t] = sums.dot;
         if constexpr (kSquares) squares[t] = sums.squares;
+    };
+    const Index head = values_before_line(rows);
+    if (dim % kLanes != 0 || head < 0 || (head > 0 && (dim < kLanes || count < 3))) {
+        for (Index t = 0; t < count; ++t) one_rotated(t);
+        return;
     }
+    BoundaryLine boundary{};
+    if (head > 0) boundary = boundary_line(x, dim, head);
+    const Index first = head > 0 ? 1 : 0;
+    const Index last = head > 0 ? count - 1 : count;  // rows [first, last) in groups
+    if (head > 0) one_rotated(0);
+    Index t = first;
+    for (; t + R <= last; t += R) {
+        row_group_sums<kSquares, Hint, R>(rows + t * dim, x, dim, head, &boundary, distance, out + t, squares_at(t));
+    }
+    for (; t < last; ++t) {
+        row_group_sums<kSquares, Hint, 1>(rows + t * dim, x, dim, head, &boundary, distance, out + t, squares_at(t));
+    }
+    if (head > 0) one_rotated(count - 1);
 }
 
 // The settings' hint and rows per step as template arguments: each pair is
