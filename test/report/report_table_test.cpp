@@ -3,11 +3,15 @@
 // written; the JSON names its source and has no seed; a file the loader refuses
 // is a bad argument carrying the loader's own message.
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <variant>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -69,10 +73,42 @@ std::vector<std::string> keys_in_file_order(const std::string& json_text) {
     return keys;
 }
 
-// Runs the report on the table the command names, the way the tool does.
-std::string report_json(Command& command) {
-    Table loaded = embed::report::load_command_table(command);
-    return embed::report::render_json(embed::report::measure(std::move(loaded), command.inputs));
+// Runs the report on the table the command names, in the precision it was loaded in, the way the tool does.
+embed::report::ReportResult measure_loaded(Command& command) {
+    embed::StoredTable loaded = embed::report::load_command_table(command);
+    return std::visit([&](auto& table) { return embed::report::measure(std::move(table), command.inputs); }, loaded);
+}
+
+std::string report_json(Command& command) { return embed::report::render_json(measure_loaded(command)); }
+
+// (V, d) whose every value is exact in bfloat16 (and so in float32): k / 256 * 2^(r % 4) with |k| <= 255,
+// at most 8 significant bits. Rows of different lengths, so that dot and cosine disagree.
+Table bfloat16_exact_table(Index vocab, Index dim) {
+    Table t(vocab, dim);
+    for (Index r = 0; r < vocab; ++r) {
+        for (Index c = 0; c < dim; ++c) {
+            const double k = std::round(255.0 * std::sin(0.7 * static_cast<double>(r * dim + c)));
+            t(r, c) = std::ldexp(k / 256.0, static_cast<int>(r % 4));
+        }
+    }
+    return t;
+}
+
+// A one-tensor .safetensors file holding t as "F32" or "BF16", written byte by byte from the format
+// (8-byte little-endian header length, JSON header, data): save_table writes only float64.
+void write_narrow_safetensors(const std::string& file, const Table& t, const std::string& dtype) {
+    const bool bf16 = dtype == "BF16";
+    std::string data;
+    for (Index i = 0; i < t.size(); ++i) {
+        const auto bits = std::bit_cast<std::uint32_t>(static_cast<float>(t.data()[i]));  // exact: see above
+        for (int b = bf16 ? 2 : 0; b < 4; ++b) data.push_back(static_cast<char>((bits >> (8 * b)) & 0xFFu));
+    }
+    const std::string header = R"({"wte":{"dtype":")" + dtype + R"(","shape":[)" + std::to_string(t.rows()) + "," +
+                               std::to_string(t.cols()) + R"(],"data_offsets":[0,)" + std::to_string(data.size()) +
+                               "]}}";
+    std::string length;
+    for (int b = 0; b < 8; ++b) length.push_back(static_cast<char>((header.size() >> (8 * b)) & 0xFFu));
+    std::ofstream(file, std::ios::binary) << length << header << data;
 }
 
 TEST(ReportTable, ANpyTableIsMeasuredAsWrittenAndNamedAsTheSource) {
@@ -89,7 +125,7 @@ TEST(ReportTable, ANpyTableIsMeasuredAsWrittenAndNamedAsTheSource) {
     EXPECT_EQ(keys_in_file_order(text), keys) << "source follows seed";
     const json j = json::parse(text);
     EXPECT_TRUE(j.at("seed").is_null());
-    EXPECT_EQ(j.at("source"), json({{"file", file}, {"tensor", ""}}));
+    EXPECT_EQ(j.at("source"), json({{"file", file}, {"tensor", ""}, {"precision", "float64"}}));
     expect_values_match_loops(j, t, command.inputs);
 }
 
@@ -101,7 +137,9 @@ TEST(ReportTable, ASafetensorsTensorIsReadByNameOrByTheLoadersChoice) {
     for (const std::string& spec : {file + ":model.embed_tokens.weight", file}) {
         Command command = parse({"--table=" + spec, "--probe", "7", "--k", "3", "--pick", "2"});
         const json j = json::parse(report_json(command));
-        EXPECT_EQ(j.at("source"), json({{"file", file}, {"tensor", "model.embed_tokens.weight"}})) << spec;
+        EXPECT_EQ(j.at("source"),
+                  json({{"file", file}, {"tensor", "model.embed_tokens.weight"}, {"precision", "float64"}}))
+            << spec;
         expect_values_match_loops(j, t, command.inputs);
     }
 }
@@ -111,14 +149,33 @@ TEST(ReportTable, TheMarkdownAndFigureSayWhereTheTableCameFrom) {
     const std::string file = dir / "wte.safetensors";
     embed::save_table(file, hand_made_table(20, 4), "wte");
     Command command = parse({"--table", file + ":wte", "--probe", "2"});
-    Table loaded = embed::report::load_command_table(command);
-    const auto result = embed::report::measure(std::move(loaded), command.inputs);
+    const auto result = measure_loaded(command);
     const std::string md = embed::report::render_markdown(result);
     EXPECT_THAT(md, HasSubstr("파일 `" + file + "`의 텐서 `wte`에서 V × d 임베딩 표를 읽어"));
-    EXPECT_THAT(md, HasSubstr("`source` = {\"file\":\"" + file + "\",\"tensor\":\"wte\"}"));
+    EXPECT_THAT(md, HasSubstr("`source` = {\"file\":\"" + file + "\",\"precision\":\"float64\",\"tensor\":\"wte\"}"));
     EXPECT_THAT(md, HasSubstr("`seed` = null"));
     EXPECT_THAT(md, testing::Not(HasSubstr("random.Random")));
     EXPECT_THAT(embed::report::render_svg(result), HasSubstr("before: the table as loaded"));
+}
+
+// A float32 or bfloat16 file is analysed in its own precision, never widened: the values still match loops
+// over the same numbers in double (every score is summed in double), and the report says which precision.
+TEST(ReportTable, AFloat32OrBfloat16TableIsAnalysedInItsOwnPrecision) {
+    FreshDir dir;
+    const Table t = bfloat16_exact_table(60, 12);
+    for (const auto& [dtype, precision, index] :
+         {std::tuple{"F32", "float32", 1}, std::tuple{"BF16", "bfloat16", 2}}) {
+        const std::string file = dir / (std::string(dtype) + ".safetensors");
+        write_narrow_safetensors(file, t, dtype);
+        Command command = parse({"--table", file, "--probe=5", "--k", "6", "--pick", "2"});
+        EXPECT_EQ(embed::report::load_command_table(command).index(), static_cast<std::size_t>(index)) << dtype;
+        const std::string text = report_json(command);
+        const json j = json::parse(text);
+        EXPECT_EQ(j.at("source"), json({{"file", file}, {"tensor", "wte"}, {"precision", precision}})) << dtype;
+        expect_values_match_loops(j, t, command.inputs);
+        EXPECT_THAT(embed::report::render_markdown(measure_loaded(command)),
+                    HasSubstr(std::string("임베딩 표를 파일의 ") + precision + " 그대로 읽어"));
+    }
 }
 
 TEST(ReportTable, IdsAreCheckedAgainstTheLoadedTable) {
@@ -193,7 +250,7 @@ TEST(ReportTable, TheEntryCapHoldsForGeneratedTablesOnly) {
     in.vocab = Index{1} << 20;
     in.dim = 64;
     EXPECT_THROW(embed::report::validate(in), std::invalid_argument);
-    in.source = embed::report::TableSource{"big.npy", ""};
+    in.source = embed::report::TableSource{"big.npy", "", "float64"};
     EXPECT_NO_THROW(embed::report::validate(in));
 }
 

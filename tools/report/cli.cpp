@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 #include <system_error>
+#include <variant>
 
 namespace embed::report {
 namespace {
@@ -202,16 +203,16 @@ Command parse_command_line(std::span<const std::string_view> args) {
     return command;
 }
 
-Table load_command_table(Command& command) {
+StoredTable load_command_table(Command& command) {
     const Flag& flag = flag_of_kind(FlagKind::table);
     const TableSpec spec = split_table_spec(flag, *command.table);
     const auto refuse_file = [&](const std::exception& error) {
         refuse(named(flag, in_quotes(*command.table)) + " cannot be used: " + error.what());
     };
-    Table table;
+    StoredTable table;
     std::string tensor;
     try {
-        table = embed::load_table(spec.file, spec.tensor);
+        table = embed::load_stored_table(spec.file, spec.tensor);
         tensor = embed::chosen_tensor(spec.file, spec.tensor);
     } catch (const embed::FileFormatError& error) {
         refuse_file(error);
@@ -220,9 +221,10 @@ Table load_command_table(Command& command) {
     } catch (const std::invalid_argument& error) {  // a tensor name for a .npy, an unknown extension
         refuse_file(error);
     }
-    command.inputs.vocab = table.rows();
-    command.inputs.dim = table.cols();
-    command.inputs.source = TableSource{spec.file, tensor};
+    constexpr const char* precisions[] = {"float64", "float32", "bfloat16"};  // StoredTable's types, in order
+    command.inputs.vocab = std::visit([](const auto& t) { return t.rows(); }, table);
+    command.inputs.dim = std::visit([](const auto& t) { return t.cols(); }, table);
+    command.inputs.source = TableSource{spec.file, tensor, precisions[table.index()]};
     validate(command.inputs);
     return table;
 }

@@ -30,10 +30,11 @@ struct Command {
 Command parse_command_line(std::span<const std::string_view> args);
 
 /// Loads the table command.table names (FILE, or FILE:TENSOR unless FILE:TENSOR is itself a file), sets
-/// the inputs' vocab and dim to its shape and their source to the file and the tensor read, and validates
-/// them. Returns the table (V, d). A file that is missing or that the loader refuses throws invalid_argument
-/// with the loader's message: a bad table is a bad argument.
-Table load_command_table(Command& command);
+/// the inputs' vocab and dim to its shape and their source to the file, the tensor read and its precision,
+/// and validates them. Returns the table (V, d) in the file's own precision (embed::load_stored_table: a
+/// bfloat16 or float32 table is never widened). A file that is missing or that the loader refuses throws
+/// invalid_argument with the loader's message: a bad table is a bad argument.
+StoredTable load_command_table(Command& command);
 
 /// The one-line synopsis ("embed_report [--out-dir DIR] ..."), wrapped as the usage text and README show it.
 std::string usage_synopsis();

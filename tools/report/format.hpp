@@ -20,7 +20,7 @@ std::string json_text(const T& value) {
 
 /// The JSON value of a loaded table's source key: {"file": ..., "tensor": ...}, tensor "" for a .npy.
 inline nlohmann::ordered_json source_json(const TableSource& source) {
-    return {{"file", source.file}, {"tensor", source.tensor}};
+    return {{"file", source.file}, {"tensor", source.tensor}, {"precision", source.precision}};
 }
 
 /// A double with a fixed number of decimals ("%.*f"), for scores shown only to be read.

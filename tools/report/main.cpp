@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "atomic_write.hpp"
@@ -18,11 +19,11 @@ namespace {
 
 using namespace embed::report;
 
-// table is the loaded table (V, d), or empty to generate one from the inputs. It is
-// moved into measure, so it is freed before the files are rendered.
-int run(const Command& command, std::optional<embed::Table> table) {
-    const ReportResult result =
-        table ? measure(std::move(*table), command.inputs) : measure(command.inputs);
+// table is the loaded table (V, d) in its file's precision, or empty to generate one from the
+// inputs. It is moved into measure, so it is freed before the files are rendered.
+int run(const Command& command, std::optional<embed::StoredTable> table) {
+    const auto measure_loaded = [&](auto& loaded) { return measure(std::move(loaded), command.inputs); };
+    const ReportResult result = table ? std::visit(measure_loaded, *table) : measure(command.inputs);
     const std::vector<OutputFile> files = {{JSON_FILE, render_json(result)},
                                            {MARKDOWN_FILE, render_markdown(result)},
                                            {SVG_FILE, render_svg(result)}};
@@ -40,7 +41,7 @@ int fail(int status, const std::exception& error) {
 int main(int argc, char** argv) {
     const std::vector<std::string_view> args(argv + 1, argv + argc);
     Command command;
-    std::optional<embed::Table> table;
+    std::optional<embed::StoredTable> table;
     try {
         command = parse_command_line(args);
         if (command.action == Command::Action::help) {

@@ -51,7 +51,12 @@ void describe_table(std::ostringstream& md, const ReportInputs& in) {
     }
     md << "파일 `" << in.source->file << "`";
     if (!in.source->tensor.empty()) md << "의 텐서 `" << in.source->tensor << "`";
-    md << "에서 V × d 임베딩 표를 읽어 (각 값은 double로 정확히 바꿈), ";
+    if (in.source->precision == "float64") {
+        md << "에서 V × d 임베딩 표를 읽어 (각 값은 double로 정확히 바꿈), ";
+    } else {
+        md << "에서 V × d 임베딩 표를 파일의 " << in.source->precision
+           << " 그대로 읽어 (넓히지 않고, 점수만 double로 합함), ";
+    }
 }
 
 void section_measured(std::ostringstream& md, const ReportResult& r) {

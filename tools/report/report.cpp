@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "flags.hpp"
 
@@ -27,7 +28,8 @@ struct ProbeScores {
     std::vector<Neighbour> dot;
 };
 
-ProbeScores score_every_token(const Table& table, Index probe) {
+template <class Scalar>
+ProbeScores score_every_token(const BasicTable<Scalar>& table, Index probe) {
     const Index others = table.rows() - 1;
     const auto by_id = [](std::vector<Neighbour> ranked) {
         std::sort(ranked.begin(), ranked.end(), [](const Neighbour& a, const Neighbour& b) { return a.id < b.id; });
@@ -57,18 +59,42 @@ std::vector<MemoryRow> memory_rows(const VocabGrowth& g, Index bigger_saved) {
     return rows;
 }
 
-void measure_lookup(const Table& table, const ReportInputs& in, ReportResult& r) {
+// rows (n, d) of Scalar as doubles, exactly.
+template <class Scalar>
+Table widened(const BasicTable<Scalar>& rows) {
+    if constexpr (std::is_same_v<Scalar, double>) {
+        return rows;
+    } else {
+        return to_double(rows);
+    }
+}
+
+// row (d) of doubles stored as Scalar, rounded once to nearest even as embed::stretch rounds its row.
+template <class Scalar>
+BasicTable<Scalar> stored_as(const Table& row) {
+    if constexpr (std::is_same_v<Scalar, double>) {
+        return row;
+    } else if constexpr (std::is_same_v<Scalar, float>) {
+        return to_f32(row);
+    } else {
+        return to_bf16(row);
+    }
+}
+
+template <class Scalar>
+void measure_lookup(const BasicTable<Scalar>& table, const ReportInputs& in, ReportResult& r) {
     const std::vector<Index> one{in.probe};
     const std::vector<Index> twice{in.probe, in.probe};
     r.lookup_mults = 0;  // a row gather multiplies nothing; the contract fixes this value
     r.one_hot_mults = one_hot_mults(in.vocab, in.dim, 1);
-    r.max_abs_diff = (lookup(table, one) - lookup_via_one_hot(table, one)).cwiseAbs().maxCoeff();
-    const Table repeated = lookup(table, twice);
+    r.max_abs_diff = (widened(lookup(table, one)) - lookup_via_one_hot(table, one)).cwiseAbs().maxCoeff();
+    const BasicTable<Scalar> repeated = lookup(table, twice);
     r.repeat_same = repeated.row(0) == repeated.row(1);
 }
 
-void measure_logits(const Table& table, const ReportInputs& in, ReportResult& r) {
-    const Vector hidden = table.row(in.probe).transpose();
+template <class Scalar>
+void measure_logits(const BasicTable<Scalar>& table, const ReportInputs& in, ReportResult& r) {
+    const Vector hidden = widened<Scalar>(table.row(in.probe)).transpose();
     const Vector scores = logits(table, hidden);  // the same table, by reference: weight tying
     r.logit_len = scores.size();
     r.logit_argmax = argmax_smaller_id(scores);
@@ -76,27 +102,30 @@ void measure_logits(const Table& table, const ReportInputs& in, ReportResult& r)
 }
 
 // embed::stretch returns a stretched copy, which would double the memory a loaded
-// table takes. The same multiplication done on the row in place, and undone
-// from a saved copy of that row afterwards, gives the same bits for d extra doubles.
-void measure_neighbours(Table& table, const ReportInputs& in, ReportResult& r) {
+// table takes. The same multiplication done on the row in place (in double, then
+// rounded once to the table's type, as stretch does), and undone from a saved copy
+// of that row afterwards, gives the same bits for d extra values.
+template <class Scalar>
+void measure_neighbours(BasicTable<Scalar>& table, const ReportInputs& in, ReportResult& r) {
     r.cos_neighbors = rank_neighbours(table, in.probe, in.k, Score::cosine);
     r.dot_neighbors = rank_neighbours(table, in.probe, in.k, Score::dot);
     r.neighbors_differ = !same_ids(r.cos_neighbors, r.dot_neighbors);
     r.stretch_target = r.cos_neighbors[static_cast<std::size_t>(in.pick)].id;
     const ProbeScores before = score_every_token(table, in.probe);
-    const RowVector saved = table.row(r.stretch_target);
-    table.row(r.stretch_target) *= in.stretch_factor;
+    const BasicTable<Scalar> saved = table.row(r.stretch_target);
+    table.row(r.stretch_target) = stored_as<Scalar>(widened(saved) * in.stretch_factor);
     r.cos_after_stretch = rank_neighbours(table, in.probe, in.k, Score::cosine);
     r.dot_after_stretch = rank_neighbours(table, in.probe, in.k, Score::dot);
     r.points = points_of(before, score_every_token(table, in.probe));
     table.row(r.stretch_target) = saved;
 }
 
-void measure_scaling(const Table& table, const ReportInputs& in, ReportResult& r) {
+template <class Scalar>
+void measure_scaling(const BasicTable<Scalar>& table, const ReportInputs& in, ReportResult& r) {
     constexpr double tolerance = 1e-12;  // the contract's "the same to 1e-12"
     const Index neighbour = r.cos_neighbors.front().id;
     const std::vector<Index> pair{in.probe, neighbour};
-    const Table plain = lookup(table, pair);
+    const Table plain = widened(lookup(table, pair));
     const Table scaled = scaled_lookup(table, pair, in.dim);
     const Vector probe_plain = plain.row(0).transpose();
     const Vector probe_scaled = scaled.row(0).transpose();
@@ -131,7 +160,8 @@ ReportResult measure(const ReportInputs& inputs) {
     return measure(make_table(inputs.vocab, inputs.dim, inputs.seed), inputs);
 }
 
-ReportResult measure(Table table, const ReportInputs& inputs) {
+template <class Scalar>
+ReportResult measure(BasicTable<Scalar> table, const ReportInputs& inputs) {
     validate(inputs);
     if (table.rows() != inputs.vocab || table.cols() != inputs.dim) {
         throw std::invalid_argument("the table is (" + std::to_string(table.rows()) + ", " +
@@ -140,7 +170,7 @@ ReportResult measure(Table table, const ReportInputs& inputs) {
     }
     ReportResult r;
     r.inputs = inputs;
-    r.table_shape = shape(table);
+    r.table_shape = {table.rows(), table.cols()};
     r.params = param_count(inputs.vocab, inputs.dim);
     r.growth = vocab_growth(inputs.vocab, inputs.dim, inputs.growth);
     r.bigger_saved = r.growth.bigger_untied - r.growth.bigger_tied;
@@ -151,5 +181,9 @@ ReportResult measure(Table table, const ReportInputs& inputs) {
     measure_scaling(table, inputs, r);
     return r;
 }
+
+template ReportResult measure<double>(Table, const ReportInputs&);
+template ReportResult measure<float>(TableF32, const ReportInputs&);
+template ReportResult measure<Eigen::bfloat16>(TableBF16, const ReportInputs&);
 
 }  // namespace embed::report

@@ -18,10 +18,13 @@ inline constexpr Index PICK = 4;
 inline constexpr double STRETCH_FACTOR = 4.0;
 inline constexpr Index GROWTH = 2;
 
-/// Where a loaded table came from: the file as the user named it and the tensor the loader read ("" for a .npy).
+/// Where a loaded table came from: the file as the user named it, the tensor the loader read ("" for a .npy)
+/// and the precision it was read and analysed in (float64, float32 or bfloat16: the file's own, never wider
+/// than it needs; see embed::load_stored_table).
 struct TableSource {
     std::string file;
     std::string tensor;
+    std::string precision = "float64";
 };
 
 /// Every input of a run; the defaults are the contract's constants and live only here.
@@ -104,9 +107,11 @@ struct ReportResult {
 /// Runs the library on the table the inputs describe, generated from their seed (validated first).
 ReportResult measure(const ReportInputs& inputs);
 
-/// Runs the library on table (V, d), generated or loaded, whose shape the inputs' vocab and dim must match
-/// (validated first). Takes the table by value: one row is stretched in place and put back.
-ReportResult measure(Table table, const ReportInputs& inputs);
+/// Runs the library on table (V, d) of double, float32 or bfloat16, generated or loaded, whose shape the
+/// inputs' vocab and dim must match (validated first), never widening it: scores are summed in double, bit for
+/// bit those of the widened table. Takes the table by value: one row is stretched in place and put back.
+template <class Scalar>
+ReportResult measure(BasicTable<Scalar> table, const ReportInputs& inputs);
 
 /// The ids of a ranked list, in order.
 std::vector<Index> ids_of(const std::vector<Neighbour>& ranked);
