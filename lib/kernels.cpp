@@ -1,5 +1,6 @@
 #include "kernels.hpp"
 #include "multiversion.hpp"
+#include "row_loops.hpp"
 #include "streaming.hpp"
 
 #include <algorithm>
@@ -27,19 +28,7 @@ namespace {
 
 namespace {
 
-inline constexpr std::uintptr_t kLineBytes = 64;
-
-// Asks for the line `distance` bytes past p, for the next rows of a table read
-// start to end, with locality Hint (PrefetchHint; -1 asks nothing). The
-// address is computed as an integer because it may lie past the table's end,
-// where prefetching is harmless but pointer arithmetic is not allowed. Which
-// hint and distance: see default_stream_settings (lib/streaming.cpp).
-template <int Hint>
-[[gnu::always_inline]] inline void prefetch_ahead(const double* p, std::uintptr_t distance) {
-    if constexpr (Hint >= 0) {
-        __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(p) + distance), 0, Hint);
-    }
-}
+using namespace row_loops;
 
 // Values of p's row before its first 64-byte line boundary, 0 to 7; -1 when
 // p is not 8-byte aligned, so that no boundary falls between two values.
@@ -49,39 +38,6 @@ template <int Hint>
     return static_cast<Index>((kLineBytes - address % kLineBytes) % kLineBytes / sizeof(double));
 }
 
-// The eight lanes of a row loop as two 4-double halves, lanes 0-3 and 4-7
-// (or, rotated, positions 0-3 and 4-7). Why not one 8-double Lanes: on AVX2
-// and below GCC kept a Lanes accumulator on the stack and moved its pieces
-// through integer registers to finish each row, which cost about 100 ns per
-// row (perf, Zen 3: logits on 512 x 64 took 66 us, 95 % of it finishing rows).
-// Halves map to one AVX2 register each (two SSE2, or the low half of AVX-512's),
-// and the row's end is a few shuffles.
-typedef double Quad __attribute__((vector_size(4 * sizeof(double))));
-
-struct LanePair {
-    Quad lo;
-    Quad hi;
-};
-
-[[gnu::always_inline]] inline Quad load_quad(const double* p) {
-    Quad v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-}
-
-[[gnu::always_inline]] inline LanePair load_pair(const double* p) { return {load_quad(p), load_quad(p + 4)}; }
-
-[[gnu::always_inline]] inline void add_products(LanePair& acc, const LanePair& a, const LanePair& b) {
-    acc.lo += a.lo * b.lo;
-    acc.hi += a.hi * b.hi;
-}
-
-// sum_lanes_pairwise's additions on the halves: ((0 + 1) + (2 + 3)) + ((4 + 5) + (6 + 7)).
-[[gnu::always_inline]] inline double sum_pair(const LanePair& acc) {
-    const Quad lo = acc.lo + __builtin_shufflevector(acc.lo, acc.lo, 1, 0, 3, 2);  // 0 + 1 at 0, 2 + 3 at 2
-    const Quad hi = acc.hi + __builtin_shufflevector(acc.hi, acc.hi, 1, 0, 3, 2);
-    return (lo[0] + lo[2]) + (hi[0] + hi[2]);
-}
 
 // Lanes rotated by Head (position p holds lane (Head + p) % 8) back in lane
 // order: lane L comes from position (L - Head) % 8 of the eight positions
@@ -226,23 +182,10 @@ template <bool kSquares, int Hint, Index R>
             }
         }
     }
-    const auto ahead = static_cast<Index>(distance / sizeof(double));
     for (Index i = head; i < dim - ending; i += kLanes) {
         const LanePair xv = load_pair(x + i);
-        // Each of the R streams continues R rows on, not in the next row (which
-        // this step reads already): `distance` ahead in the stream, wrapped.
-        Index ahead_column = i + ahead;
-        Index ahead_rows = 0;
-        while (R > 1 && ahead_column >= dim) {
-            ahead_column -= dim;
-            ahead_rows += R;
-        }
         for (Index q = 0; q < R; ++q) {
-            if constexpr (R == 1) {
-                prefetch_ahead<Hint>(r + i, distance);
-            } else {
-                prefetch_ahead<Hint>(r, static_cast<std::uintptr_t>(((q + ahead_rows) * dim + ahead_column) * 8));
-            }
+            prefetch_ahead<Hint>(r, stream_ahead_bytes<R>(q, i, dim, distance, sizeof(double)));
             const LanePair v = load_pair(r + q * dim + i);
             add_products(dot[q], v, xv);
             if constexpr (kSquares) add_products(squares[q], v, v);
@@ -307,30 +250,21 @@ template <bool kSquares, int Hint, Index R>
     if (head > 0) one_rotated(count - 1);
 }
 
-// The settings' hint and rows per step as template arguments: each pair is
-// its own loop, so the settings cost one switch per call, not per line.
-template <bool kSquares, int Hint>
-[[gnu::always_inline]] inline void rows_with_hint(const double* rows, Index count, Index dim, const double* x,
-                                                  const StreamSettings& settings, double* out, double* squares) {
-    const auto distance = static_cast<std::uintptr_t>(settings.row_distance_bytes);
-    switch (settings.rows_per_step) {
-        case 2: return rows_with<kSquares, Hint, 2>(rows, count, dim, x, distance, out, squares);
-        case 4: return rows_with<kSquares, Hint, 4>(rows, count, dim, x, distance, out, squares);
-        default: return rows_with<kSquares, Hint, 1>(rows, count, dim, x, distance, out, squares);
+// rows_with as row_loops::with_row_settings calls it.
+struct DoubleRows {
+    template <bool kSquares, int Hint, Index R>
+    [[gnu::always_inline]] static void rows(const double* rows, Index count, Index dim, const double* x,
+                                            std::uintptr_t distance, double* out, double* squares) {
+        rows_with<kSquares, Hint, R>(rows, count, dim, x, distance, out, squares);
     }
-}
+};
 
 template <bool kSquares>
 [[gnu::always_inline]] inline void rows_with_settings(const double* rows, Index count, Index dim, const double* x,
                                                       double* out, double* squares) {
     const StreamSettings settings = stream_settings();
-    switch (settings.row_hint) {
-        case PrefetchHint::none: return rows_with_hint<kSquares, -1>(rows, count, dim, x, settings, out, squares);
-        case PrefetchHint::nta: return rows_with_hint<kSquares, 0>(rows, count, dim, x, settings, out, squares);
-        case PrefetchHint::t2: return rows_with_hint<kSquares, 1>(rows, count, dim, x, settings, out, squares);
-        case PrefetchHint::t1: return rows_with_hint<kSquares, 2>(rows, count, dim, x, settings, out, squares);
-        case PrefetchHint::t0: return rows_with_hint<kSquares, 3>(rows, count, dim, x, settings, out, squares);
-    }
+    with_row_settings<DoubleRows, kSquares>(settings, rows, count, dim, x,
+                                            static_cast<std::uintptr_t>(settings.row_distance_bytes), out, squares);
 }
 
 }  // namespace
@@ -648,6 +582,7 @@ void dot_all_pairs(const double* a, Index n, const double* b, Index m, Index dim
 }
 
 const double* at_line_offset_of(const double* like, const double* values, Index count, std::vector<double>& staging) {
+    using row_loops::kLineBytes;
     const auto wanted = reinterpret_cast<std::uintptr_t>(like) % kLineBytes;
     const auto have = reinterpret_cast<std::uintptr_t>(values) % kLineBytes;
     if (have == wanted || wanted % sizeof(double) != 0) return values;

@@ -6,124 +6,133 @@
 #include "kernels.hpp"
 #include "multiversion.hpp"
 #include "narrow_values.hpp"
+#include "row_loops.hpp"
+#include "streaming.hpp"
 
-// load_widened returns a 64-byte vector; it is internal and always inlined, so
-// the calling convention GCC warns about never reaches another file.
+// The lane halves are 32-byte vectors; they are internal and always inlined,
+// so the calling convention GCC warns about never reaches another file.
 #pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace embed::detail {
 namespace {
 
-// Eight stored values as one vector, before widening.
-typedef float Floats __attribute__((vector_size(kLanes * sizeof(float))));
-typedef std::uint16_t Halves __attribute__((vector_size(kLanes * sizeof(std::uint16_t))));
-typedef std::uint32_t Words __attribute__((vector_size(kLanes * sizeof(std::uint32_t))));
+using namespace row_loops;
 
-inline constexpr Index kLineBytes = 64;
-
-// How far ahead of the row being read the next lines are asked for: the
-// same distance as the double kernels (lib/kernels.cpp measured 2, 4 and
-// 8 KiB alike). The address is computed as an integer because it may lie past
-// the table's end, where prefetching is harmless but pointer arithmetic is not.
-inline constexpr std::uintptr_t kNarrowPrefetchBytes = 4096;
-
-[[gnu::always_inline]] inline void prefetch_ahead(const void* p) {
-    __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(p) + kNarrowPrefetchBytes), 0,
-                       3);
+// Four stored values widened to four doubles, written value by value: GCC
+// turns this into one load and one vcvtps2pd (bfloat16: a zero-extending
+// load and a shift first), where __builtin_convertvector of a 4-float vector
+// converted two values at a time through the stack (perf, Zen 3: three
+// quarters of a float32 logits pass went to those stores).
+template <class Narrow>
+[[gnu::always_inline]] inline Quad load_widened_quad(const Narrow* p) {
+    return Quad{widen(p[0]), widen(p[1]), widen(p[2]), widen(p[3])};
 }
 
-[[gnu::always_inline]] inline Lanes load_lanes(const double* p) {
-    Lanes v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
+// Eight stored values widened into the two halves of the lanes.
+template <class Narrow>
+[[gnu::always_inline]] inline LanePair load_widened_pair(const Narrow* p) {
+    return {load_widened_quad(p), load_widened_quad(p + 4)};
 }
 
-// Eight float32 values (32 bytes) widened to eight doubles.
-[[gnu::always_inline]] inline Lanes load_widened(const float* p) {
-    Floats v;
-    std::memcpy(&v, p, sizeof v);
-    return __builtin_convertvector(v, Lanes);
+// Ends a row: the products of values [whole, dim) (with x, or with themselves
+// when x is null) into lanes 0, 1, ..., then the lanes pairwise.
+template <class Narrow>
+[[gnu::always_inline]] inline double finish_row(const LanePair& acc, const Narrow* r, const double* x, Index whole,
+                                                Index dim) {
+    if (whole == dim) return sum_pair(acc);
+    double lane[kLanes];
+    std::memcpy(lane, &acc.lo, sizeof acc.lo);
+    std::memcpy(lane + 4, &acc.hi, sizeof acc.hi);
+    for (Index i = whole, j = 0; i < dim; ++i, ++j) {
+        const double v = widen(r[i]);
+        lane[j] += v * (x != nullptr ? x[i] : v);
+    }
+    return sum_lanes_pairwise(lane);
 }
 
-// Eight bfloat16 values (16 bytes) widened to eight doubles: each is the top
-// half of a float32, so zero-extend, shift into place, then widen the floats.
-[[gnu::always_inline]] inline Lanes load_widened(const Eigen::bfloat16* p) {
-    Halves halves;
-    std::memcpy(&halves, p, sizeof halves);
-    const Words words = __builtin_convertvector(halves, Words) << 16;
-    Floats floats;
-    std::memcpy(&floats, &words, sizeof floats);
-    return __builtin_convertvector(floats, Lanes);
-}
-
-/// A row's dot with x and, if asked, with itself.
-struct RowSums {
-    double dot;
-    double squares;
-};
-
-// dot_kernel on a narrow row: the row read from its start as one stream, eight
-// values at a time, one prefetch per 64 bytes read; the tail into lanes 0, 1,
-// ...; then the lanes pairwise. Unlike the double rows, a narrow row is not
+// R narrow rows side by side, each in dot_kernel's order: lane j adds the
+// products of values j, j + 8, ... from 0.0, the tail goes into lanes 0, 1,
+// ..., then the lanes pairwise. Every step reads eight values of each row (R
+// streams) and x's eight once for all of them, and each stream asks for
+// memory once per 64-byte line. Unlike the double rows, a narrow row is not
 // realigned to a cache line first: eight floats are half a line and eight
 // bfloat16 a quarter, so a load straddles a line boundary at most every other
 // load, and a realignment would cost a rotation per row.
-template <bool kSquares, class Narrow>
-[[gnu::always_inline]] inline RowSums narrow_row_sums(const Narrow* r, const double* x, Index dim) {
-    constexpr Index kValuesPerLine = kLineBytes / static_cast<Index>(sizeof(Narrow));
-    Lanes dot = {};
-    Lanes squares = {};
-    Index i = 0;
-    for (; i + kValuesPerLine <= dim; i += kValuesPerLine) {
-        prefetch_ahead(r + i);
-        for (Index j = i; j < i + kValuesPerLine; j += kLanes) {
-            const Lanes v = load_widened(r + j);
-            dot += v * load_lanes(x + j);
-            if constexpr (kSquares) squares += v * v;
+template <bool kSquares, int Hint, Index R, class Narrow>
+[[gnu::always_inline]] inline void narrow_row_group_sums(const Narrow* r, const double* x, Index dim,
+                                                         std::uintptr_t distance, double* out, double* squares_out) {
+    constexpr auto kValueBytes = static_cast<Index>(sizeof(Narrow));
+    constexpr Index kValuesPerLine = static_cast<Index>(kLineBytes) / kValueBytes;
+    LanePair dot[R] = {};
+    LanePair squares[R] = {};
+    const auto add_block = [&](Index j) __attribute__((always_inline)) {
+        const LanePair xv = load_pair(x + j);
+        for (Index q = 0; q < R; ++q) {
+            const LanePair v = load_widened_pair(r + q * dim + j);
+            add_products(dot[q], v, xv);
+            if constexpr (kSquares) add_products(squares[q], v, v);
         }
+    };
+    const Index whole = dim - dim % kLanes;
+    Index i = 0;
+    for (; i + kValuesPerLine <= whole; i += kValuesPerLine) {
+        for (Index q = 0; q < R; ++q) prefetch_ahead<Hint>(r, stream_ahead_bytes<R>(q, i, dim, distance, kValueBytes));
+        for (Index j = i; j < i + kValuesPerLine; j += kLanes) add_block(j);
     }
-    for (; i + kLanes <= dim; i += kLanes) {
-        const Lanes v = load_widened(r + i);
-        dot += v * load_lanes(x + i);
-        if constexpr (kSquares) squares += v * v;
+    for (; i < whole; i += kLanes) add_block(i);
+    for (Index q = 0; q < R; ++q) {
+        out[q] = finish_row(dot[q], r + q * dim, x, whole, dim);
+        if constexpr (kSquares) squares_out[q] = finish_row(squares[q], r + q * dim, nullptr, whole, dim);
     }
-    if (i == dim) return {sum_lanes(dot), kSquares ? sum_lanes(squares) : 0.0};
-    double dot_lane[kLanes];
-    double square_lane[kLanes];
-    std::memcpy(dot_lane, &dot, sizeof dot_lane);
-    std::memcpy(square_lane, &squares, sizeof square_lane);
-    for (Index j = 0; i < dim; ++i, ++j) {
-        const double v = widen(r[i]);
-        dot_lane[j] += v * x[i];
-        if constexpr (kSquares) square_lane[j] += v * v;
-    }
-    return {sum_lanes_pairwise(dot_lane), kSquares ? sum_lanes_pairwise(square_lane) : 0.0};
 }
 
-// The row loops, compiled for AVX-512, AVX2 and the baseline (multiversion.hpp),
-// one row at a time, start to end, as the double ones.
+// count rows from `rows`, R at a time, then the rest one at a time; as
+// row_loops::with_row_settings calls it.
+struct NarrowRows {
+    template <bool kSquares, int Hint, Index R, class Narrow>
+    [[gnu::always_inline]] static void rows(const Narrow* rows, Index count, Index dim, const double* x,
+                                            std::uintptr_t distance, double* out, double* squares) {
+        // squares is null when kSquares is false, and must not be offset then.
+        const auto squares_at = [squares](Index t) __attribute__((always_inline)) {
+            return kSquares ? squares + t : nullptr;
+        };
+        Index t = 0;
+        for (; t + R <= count; t += R) {
+            narrow_row_group_sums<kSquares, Hint, R>(rows + t * dim, x, dim, distance, out + t, squares_at(t));
+        }
+        for (; t < count; ++t) {
+            narrow_row_group_sums<kSquares, Hint, 1>(rows + t * dim, x, dim, distance, out + t, squares_at(t));
+        }
+    }
+};
+
+template <bool kSquares, class Narrow>
+[[gnu::always_inline]] inline void narrow_rows_with_settings(const Narrow* rows, Index count, Index dim,
+                                                             const double* x, double* out, double* squares) {
+    const StreamSettings settings = stream_settings();
+    with_row_settings<NarrowRows, kSquares>(settings, rows, count, dim, x,
+                                            static_cast<std::uintptr_t>(settings.row_distance_bytes), out, squares);
+}
+
 template <class Narrow>
 [[gnu::always_inline]] inline void narrow_dot_rows(const Narrow* rows, Index count, Index dim, const double* x,
                                                    double* out) {
-    for (Index t = 0; t < count; ++t) out[t] = narrow_row_sums<false>(rows + t * dim, x, dim).dot;
+    narrow_rows_with_settings<false>(rows, count, dim, x, out, nullptr);
 }
 
 template <class Narrow>
 [[gnu::always_inline]] inline void narrow_dot_and_square_rows(const Narrow* rows, Index count, Index dim,
                                                               const double* x, double* out, double* squares) {
-    for (Index t = 0; t < count; ++t) {
-        const RowSums sums = narrow_row_sums<true>(rows + t * dim, x, dim);
-        out[t] = sums.dot;
-        squares[t] = sums.squares;
-    }
+    narrow_rows_with_settings<true>(rows, count, dim, x, out, squares);
 }
 
 template <class Narrow>
 [[gnu::always_inline]] inline void narrow_widen_values(const Narrow* values, Index count, double* out) {
     Index i = 0;
     for (; i + kLanes <= count; i += kLanes) {
-        const Lanes v = load_widened(values + i);
-        std::memcpy(out + i, &v, sizeof v);
+        const LanePair v = load_widened_pair(values + i);
+        std::memcpy(out + i, &v.lo, sizeof v.lo);
+        std::memcpy(out + i + 4, &v.hi, sizeof v.hi);
     }
     for (; i < count; ++i) out[i] = widen(values[i]);
 }

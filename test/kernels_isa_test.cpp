@@ -226,35 +226,45 @@ using NarrowTypes = testing::Types<float, Eigen::bfloat16>;
 TYPED_TEST_SUITE(NarrowKernelsOnOneInstructionSet, NarrowTypes);
 
 // Rows start at every offset from a 64-byte line a value of their type can have (16 for float32, 32 for
-// bfloat16); each score must be the documented order's on the row widened by hand.
-TYPED_TEST(NarrowKernelsOnOneInstructionSet, DotRowsIsTheDocumentedSumOfTheWidenedRowAtEveryStart) {
+// bfloat16), under every streaming setting; each score must be the documented order's on the row widened by
+// hand. 11 rows: groups of 2 and 4 with some left over.
+TYPED_TEST(NarrowKernelsOnOneInstructionSet, DotRowsIsTheDocumentedSumOfTheWidenedRowAtEveryStartAndSetting) {
     using Narrow = TypeParam;
     constexpr Index kStarts = 64 / static_cast<Index>(sizeof(Narrow));
-    for (const Index dim : kWidths) {
-        for (Index start = 0; start < kStarts; ++start) {
-            const Index count = 5;
-            std::vector<Narrow> buffer = some_narrow_values<Narrow>(static_cast<std::size_t>(kStarts * 2 + count * dim), 3);
-            const Narrow* rows = first_line_start(buffer) + start;
-            const std::vector<double> x = some_values(static_cast<std::size_t>(dim), 4);
-            std::vector<double> dots(static_cast<std::size_t>(count));
-            std::vector<double> dots_too(static_cast<std::size_t>(count));
-            std::vector<double> squares(static_cast<std::size_t>(count));
-            std::vector<double> wide(static_cast<std::size_t>(count * dim));
-            embed::detail::dot_rows(rows, count, dim, x.data(), dots.data());
-            embed::detail::dot_and_square_rows(rows, count, dim, x.data(), dots_too.data(), squares.data());
-            embed::detail::widen_values(rows, count * dim, wide.data());
-            for (Index t = 0; t < count; ++t) {
-                std::vector<double> row(static_cast<std::size_t>(dim));
-                for (Index c = 0; c < dim; ++c) {
-                    row[static_cast<std::size_t>(c)] = widened(rows[t * dim + c]);
-                    ASSERT_EQ(std::bit_cast<std::uint64_t>(wide[static_cast<std::size_t>(t * dim + c)]),
-                              std::bit_cast<std::uint64_t>(row[static_cast<std::size_t>(c)]));
+    const DefaultSettingsAfter restore;
+    for (const StreamSettings& setting : every_row_setting()) {
+        embed::detail::set_stream_settings(setting);
+        const std::string where = std::string("hint ") + embed::detail::hint_name(setting.row_hint) + " distance " +
+                                  std::to_string(setting.row_distance_bytes) + " rows " +
+                                  std::to_string(setting.rows_per_step);
+        for (const Index dim : kWidths) {
+            for (Index start = 0; start < kStarts; ++start) {
+                const Index count = 11;
+                std::vector<Narrow> buffer =
+                    some_narrow_values<Narrow>(static_cast<std::size_t>(kStarts * 2 + count * dim), 3);
+                const Narrow* rows = first_line_start(buffer) + start;
+                const std::vector<double> x = some_values(static_cast<std::size_t>(dim), 4);
+                std::vector<double> dots(static_cast<std::size_t>(count));
+                std::vector<double> dots_too(static_cast<std::size_t>(count));
+                std::vector<double> squares(static_cast<std::size_t>(count));
+                std::vector<double> wide(static_cast<std::size_t>(count * dim));
+                embed::detail::dot_rows(rows, count, dim, x.data(), dots.data());
+                embed::detail::dot_and_square_rows(rows, count, dim, x.data(), dots_too.data(), squares.data());
+                embed::detail::widen_values(rows, count * dim, wide.data());
+                for (Index t = 0; t < count; ++t) {
+                    std::vector<double> row(static_cast<std::size_t>(dim));
+                    for (Index c = 0; c < dim; ++c) {
+                        row[static_cast<std::size_t>(c)] = widened(rows[t * dim + c]);
+                        ASSERT_EQ(std::bit_cast<std::uint64_t>(wide[static_cast<std::size_t>(t * dim + c)]),
+                                  std::bit_cast<std::uint64_t>(row[static_cast<std::size_t>(c)]));
+                    }
+                    const auto k = static_cast<std::size_t>(t);
+                    ASSERT_EQ(dots[k], dot_in_documented_order(row.data(), x.data(), dim))
+                        << where << " d " << dim << " start " << start << " row " << t;
+                    ASSERT_EQ(dots_too[k], dots[k]) << where << " d " << dim << " start " << start;
+                    ASSERT_EQ(squares[k], dot_in_documented_order(row.data(), row.data(), dim))
+                        << where << " d " << dim << " start " << start << " row " << t;
                 }
-                const auto k = static_cast<std::size_t>(t);
-                ASSERT_EQ(dots[k], dot_in_documented_order(row.data(), x.data(), dim)) << "d " << dim << " start " << start;
-                ASSERT_EQ(dots_too[k], dots[k]) << "d " << dim << " start " << start;
-                ASSERT_EQ(squares[k], dot_in_documented_order(row.data(), row.data(), dim))
-                    << "d " << dim << " start " << start;
             }
         }
     }

@@ -1,0 +1,112 @@
+#pragma once
+// What the row loops of every table type share (lib/kernels.cpp for double,
+// lib/kernels_narrow.cpp for float32 and bfloat16): the eight lanes of
+// dot_kernel held as two 4-double halves, the prefetch, and the choice of
+// loop from the streaming settings. Internal; included only by the kernels.
+
+#include <cstdint>
+#include <cstring>
+
+#include "kernels.hpp"
+#include "streaming.hpp"
+
+// The lane halves are 32-byte vectors passed between always-inlined functions
+// of the kernel files that include this header, so the calling convention GCC
+// warns about (-Wpsabi) never reaches another file.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace embed::detail::row_loops {
+
+inline constexpr std::uintptr_t kLineBytes = 64;
+
+// The eight lanes of a row loop as two 4-double halves, lanes 0-3 and 4-7
+// (or, rotated, positions 0-3 and 4-7). Why not one 8-double Lanes: on AVX2
+// and below GCC kept a Lanes accumulator on the stack and moved its pieces
+// through integer registers to finish each row, which cost about 100 ns per
+// row (perf, Zen 3: logits on 512 x 64 took 66 us, 95 % of it finishing rows).
+// Halves map to one AVX2 register each (two SSE2, or the low half of AVX-512's),
+// and the row's end is a few shuffles.
+typedef double Quad __attribute__((vector_size(4 * sizeof(double))));
+
+struct LanePair {
+    Quad lo;
+    Quad hi;
+};
+
+[[gnu::always_inline]] inline Quad load_quad(const double* p) {
+    Quad v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+[[gnu::always_inline]] inline LanePair load_pair(const double* p) { return {load_quad(p), load_quad(p + 4)}; }
+
+[[gnu::always_inline]] inline void add_products(LanePair& acc, const LanePair& a, const LanePair& b) {
+    acc.lo += a.lo * b.lo;
+    acc.hi += a.hi * b.hi;
+}
+
+// sum_lanes_pairwise's additions on the halves: ((0 + 1) + (2 + 3)) + ((4 + 5) + (6 + 7)).
+[[gnu::always_inline]] inline double sum_pair(const LanePair& acc) {
+    const Quad lo = acc.lo + __builtin_shufflevector(acc.lo, acc.lo, 1, 0, 3, 2);  // 0 + 1 at 0, 2 + 3 at 2
+    const Quad hi = acc.hi + __builtin_shufflevector(acc.hi, acc.hi, 1, 0, 3, 2);
+    return (lo[0] + lo[2]) + (hi[0] + hi[2]);
+}
+
+// Asks for the line `distance` bytes past p, for the next rows of a table read
+// start to end, with locality Hint (PrefetchHint; -1 asks nothing). The
+// address is computed as an integer because it may lie past the table's end,
+// where prefetching is harmless but pointer arithmetic is not allowed. Which
+// hint and distance: see default_stream_settings (lib/streaming.cpp).
+template <int Hint>
+[[gnu::always_inline]] inline void prefetch_ahead(const void* p, std::uintptr_t distance) {
+    if constexpr (Hint >= 0) {
+        __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(p) + distance), 0, Hint);
+    }
+}
+
+// The byte offset from a group's first row at which stream q (of R rows read
+// side by side) asks for memory `distance` bytes ahead of column i: each
+// stream continues R rows on, not in the next row (which the same step reads
+// already), so the distance is taken along the stream and wrapped.
+template <Index R>
+[[gnu::always_inline]] inline std::uintptr_t stream_ahead_bytes(Index q, Index i, Index dim, std::uintptr_t distance,
+                                                               Index value_bytes) {
+    if constexpr (R == 1) {
+        return static_cast<std::uintptr_t>(i * value_bytes) + distance;
+    } else {
+        Index column = i + static_cast<Index>(distance) / value_bytes;
+        Index rows = 0;
+        while (column >= dim) {
+            column -= dim;
+            rows += R;
+        }
+        return static_cast<std::uintptr_t>(((q + rows) * dim + column) * value_bytes);
+    }
+}
+
+// Runs Loop::template rows<kSquares, Hint, R>(args...) with the settings' row
+// hint (as __builtin_prefetch's locality, -1 for none) and rows per step as
+// constants: each pair is its own loop, so the settings cost one switch per
+// call, not per line.
+template <class Loop, bool kSquares, int Hint, class... Args>
+[[gnu::always_inline]] inline void with_rows_per_step(const StreamSettings& settings, Args... args) {
+    switch (settings.rows_per_step) {
+        case 2: return Loop::template rows<kSquares, Hint, 2>(args...);
+        case 4: return Loop::template rows<kSquares, Hint, 4>(args...);
+        default: return Loop::template rows<kSquares, Hint, 1>(args...);
+    }
+}
+
+template <class Loop, bool kSquares, class... Args>
+[[gnu::always_inline]] inline void with_row_settings(const StreamSettings& settings, Args... args) {
+    switch (settings.row_hint) {
+        case PrefetchHint::none: return with_rows_per_step<Loop, kSquares, -1>(settings, args...);
+        case PrefetchHint::nta: return with_rows_per_step<Loop, kSquares, 0>(settings, args...);
+        case PrefetchHint::t2: return with_rows_per_step<Loop, kSquares, 1>(settings, args...);
+        case PrefetchHint::t1: return with_rows_per_step<Loop, kSquares, 2>(settings, args...);
+        case PrefetchHint::t0: return with_rows_per_step<Loop, kSquares, 3>(settings, args...);
+    }
+}
+
+}  // namespace embed::detail::row_loops
