@@ -36,9 +36,9 @@ Index rows_per_block(Index row_bytes) {
     return std::max<Index>(rows - rows % 3, 3);
 }
 
-}  // namespace
-
-Table lookup_via_one_hot(TableView table, Ids ids) {
+// table is (V, d) of Scalar, ids is (n), returns (n, d) in double: the one-hot rows times the table.
+template <class Scalar>
+Table one_hot_product(BasicTableView<Scalar> table, Ids ids) {
     check_ids(ids, table.rows());
     const Index n = static_cast<Index>(ids.size());
     const Index vocab = table.rows();
@@ -50,6 +50,8 @@ Table lookup_via_one_hot(TableView table, Ids ids) {
     // logits over the table's columns, so the columns are laid out as rows.
     // Both are done a block at a time, reused, so the call holds two blocks
     // of about 96 KiB, not a second table (for V = 512: 24 ids and 24 columns).
+    // A float32 or bfloat16 table's columns are widened a block at a time
+    // (exactly), so its products and sums are those of the widened table.
     const Index ids_per_block = std::min(rows_per_block(vocab * Index{sizeof(double)}), std::max<Index>(n, 1));
     const Index columns_per_block = std::min(rows_per_block(vocab * Index{sizeof(double)}), std::max<Index>(dim, 1));
     Table rows(n, dim);
@@ -57,7 +59,7 @@ Table lookup_via_one_hot(TableView table, Ids ids) {
     Table columns(columns_per_block, vocab);
     for (Index c = 0; c < dim; c += columns_per_block) {
         const Index width = std::min(columns_per_block, dim - c);
-        columns.topRows(width) = table.middleCols(c, width).transpose();
+        columns.topRows(width) = table.middleCols(c, width).transpose().template cast<double>();
         for (Index i = 0; i < n; i += ids_per_block) {
             const Index count = std::min(ids_per_block, n - i);
             for (Index k = 0; k < count; ++k) one_hot_rows(k, ids[static_cast<std::size_t>(i + k)]) = 1.0;
@@ -69,7 +71,26 @@ Table lookup_via_one_hot(TableView table, Ids ids) {
     return rows;
 }
 
+}  // namespace
+
+Table lookup_via_one_hot(TableView table, Ids ids) { return one_hot_product(table, ids); }
+
 Table lookup_via_one_hot(const Table& table, Ids ids) { return lookup_via_one_hot(view_of(table), ids); }
+
+template <NarrowScalar Scalar>
+Table lookup_via_one_hot(BasicTableView<Scalar> table, Ids ids) {
+    return one_hot_product(table, ids);
+}
+
+template <NarrowScalar Scalar>
+Table lookup_via_one_hot(const BasicTable<Scalar>& table, Ids ids) {
+    return one_hot_product(view_of(table), ids);
+}
+
+template Table lookup_via_one_hot<float>(TableViewF32, Ids);
+template Table lookup_via_one_hot<Eigen::bfloat16>(TableViewBF16, Ids);
+template Table lookup_via_one_hot<float>(const TableF32&, Ids);
+template Table lookup_via_one_hot<Eigen::bfloat16>(const TableBF16&, Ids);
 
 Index one_hot_mults(Index vocab, Index dim, Index count) {
     detail::require_non_negative(vocab, "vocab");

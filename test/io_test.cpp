@@ -2,12 +2,14 @@
 // the published formats (test/support/table_files.hpp), and from numpy itself.
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <variant>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -56,6 +58,74 @@ std::string file_label(const testing::TestParamInfo<embed_test::GoodFile>& info)
 
 INSTANTIATE_TEST_SUITE_P(Io, GoodFiles, testing::ValuesIn(embed_test::good_files()), file_label);
 
+// ---- Narrow tables: read in the file's own precision, never through double ----
+
+/// Which of StoredTable's types holds a dtype exactly: 0 double (float64), 1 float32, 2 bfloat16.
+std::size_t narrowest_exact_type(const std::string& dtype) {
+    if (dtype == "BF16") return 2;
+    if (dtype.ends_with("f8") || dtype == "F64") return 0;
+    return 1;
+}
+
+/// The dtype of the tensor load_table reads from file.
+std::string loaded_dtype(const std::filesystem::path& file, const std::string& tensor) {
+    const std::string name = embed::chosen_tensor(file, tensor);
+    for (const embed::TensorInfo& info : embed::list_tensors(file)) {
+        if (info.name == name) return info.dtype;
+    }
+    return "";
+}
+
+/// A stored value as the equal double, by the language's own conversions (exact), not the loader's.
+double widened(double value) { return value; }
+double widened(float value) { return static_cast<double>(value); }
+double widened(Eigen::bfloat16 value) {
+    return static_cast<double>(std::bit_cast<float>(std::uint32_t{std::bit_cast<std::uint16_t>(value)} << 16));
+}
+
+template <class Scalar>
+Table widened(const embed::BasicTable<Scalar>& table) {
+    Table wide(table.rows(), table.cols());
+    for (embed::Index i = 0; i < table.size(); ++i) wide.data()[i] = widened(table.data()[i]);
+    return wide;
+}
+
+TEST_P(GoodFiles, LoadAsStoredKeepsTheValuesInTheNarrowestExactType) {
+    const TempDir dir;
+    const auto file = dir.write(GetParam().name, GetParam().bytes);
+    const std::string dtype = loaded_dtype(file, GetParam().tensor);
+    const embed::StoredTable stored = embed::load_stored_table(file, GetParam().tensor);
+    EXPECT_EQ(stored.index(), narrowest_exact_type(dtype)) << "dtype " << dtype;
+    std::visit([&](const auto& table) { EXPECT_TRUE(SameBits(widened(table), GetParam().expected)); }, stored);
+}
+
+TEST_P(GoodFiles, LoadAsFloat32ReadsEveryDtypeButFloat64Exactly) {
+    const TempDir dir;
+    const auto file = dir.write(GetParam().name, GetParam().bytes);
+    const std::string dtype = loaded_dtype(file, GetParam().tensor);
+    if (narrowest_exact_type(dtype) == 0) {
+        EXPECT_THAT([&] { (void)embed::load_table_f32(file, GetParam().tensor); },
+                    testing::ThrowsMessage<FileFormatError>(
+                        HasSubstr("has dtype " + dtype + ", which a float32 table cannot hold exactly; float32 reads "
+                                  "float32, float16, bfloat16, Q8_0")));
+    } else {
+        EXPECT_TRUE(SameBits(widened(embed::load_table_f32(file, GetParam().tensor)), GetParam().expected));
+    }
+}
+
+TEST_P(GoodFiles, LoadAsBfloat16ReadsOnlyBfloat16) {
+    const TempDir dir;
+    const auto file = dir.write(GetParam().name, GetParam().bytes);
+    const std::string dtype = loaded_dtype(file, GetParam().tensor);
+    if (narrowest_exact_type(dtype) == 2) {
+        EXPECT_TRUE(SameBits(widened(embed::load_table_bf16(file, GetParam().tensor)), GetParam().expected));
+    } else {
+        EXPECT_THAT([&] { (void)embed::load_table_bf16(file, GetParam().tensor); },
+                    testing::ThrowsMessage<FileFormatError>(
+                        HasSubstr("has dtype " + dtype + ", which a bfloat16 table cannot hold exactly")));
+    }
+}
+
 class HostileFiles : public testing::TestWithParam<embed_test::HostileFile> {};
 
 TEST_P(HostileFiles, AreRefusedWithAMessageNamingTheValue) {
@@ -99,6 +169,50 @@ TEST(Io, HalfNaNAndBfloat16NaNLoadAsNaN) {
     EXPECT_TRUE(std::signbit(from_bf16(0, 1)));
     EXPECT_EQ(from_bf16(1, 0), 0x1.02p121);
     EXPECT_EQ(from_bf16(1, 1), 0x1p-7);
+}
+
+// Widening to float32 keeps a NaN's sign and payload, a signalling NaN's too (a cast through double would
+// quiet it), and a bfloat16 table keeps its stored bits.
+TEST(Io, NarrowLoadsKeepNaNBits) {
+    const TempDir dir;
+    embed_test::ByteWriter halves;
+    for (const std::uint64_t bits : {0x7E00u, 0xFE01u, 0x7C01u, 0x3C00u}) halves.u16(bits);
+    const embed::TableF32 from_half =
+        embed::load_table_f32(dir.write("nan.npy", embed_test::npy_file("<f2", false, "(2, 2)", halves.bytes)));
+    // binary16 to binary32: the 10 fraction bits move up by 13.
+    const std::uint32_t half_want[] = {0x7FC00000u, 0xFFC02000u, 0x7F802000u, 0x3F800000u};
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(std::bit_cast<std::uint32_t>(from_half.data()[i]), half_want[i]) << i;
+
+    embed_test::ByteWriter bfloats;
+    for (const std::uint64_t bits : {0x7FC0u, 0xFF81u, 0x7F81u, 0x3C00u}) bfloats.u16(bits);
+    const auto st = dir.write("nan.safetensors",
+                              embed_test::one_tensor(R"("dtype":"BF16","shape":[2,2],"data_offsets":[0,8])", bfloats.bytes));
+    const embed::TableBF16 as_bf16 = embed::load_table_bf16(st);
+    const embed::TableF32 as_f32 = embed::load_table_f32(st);
+    const std::uint16_t bf16_want[] = {0x7FC0u, 0xFF81u, 0x7F81u, 0x3C00u};
+    for (int i = 0; i < 4; ++i) {
+        EXPECT_EQ(std::bit_cast<std::uint16_t>(as_bf16.data()[i]), bf16_want[i]) << i;
+        EXPECT_EQ(std::bit_cast<std::uint32_t>(as_f32.data()[i]), std::uint32_t{bf16_want[i]} << 16) << i;
+    }
+
+    embed_test::ByteWriter floats;
+    for (const std::uint64_t bits : {0x7F800001u, 0xFFC00123u}) floats.u32(bits);
+    const embed::TableF32 from_f32 =
+        embed::load_table_f32(dir.write("nan32.npy", embed_test::npy_file("<f4", false, "(1, 2)", floats.bytes)));
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(from_f32(0, 0)), 0x7F800001u);
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(from_f32(0, 1)), 0xFFC00123u);
+}
+
+// A narrow load's errors are load_table's: a hostile file is refused the same way, whatever precision is asked.
+TEST(Io, NarrowLoadsRefuseHostileFilesAsLoadTableDoes) {
+    const TempDir dir;
+    for (const embed_test::HostileFile& hostile : embed_test::hostile_files()) {
+        const auto file = dir.write(hostile.name, hostile.bytes);
+        EXPECT_THAT([&] { (void)embed::load_table_f32(file, hostile.tensor); },
+                    testing::ThrowsMessage<FileFormatError>(HasSubstr(hostile.message))) << hostile.name;
+        EXPECT_THAT([&] { (void)embed::load_stored_table(file, hostile.tensor); },
+                    testing::ThrowsMessage<FileFormatError>(HasSubstr(hostile.message))) << hostile.name;
+    }
 }
 
 TEST(Io, EmptyTablesLoadWithTheirShape) {

@@ -19,6 +19,8 @@
 
 #include <embed/logits.hpp>
 #include <embed/lookup.hpp>
+#include <embed/one_hot.hpp>
+#include <embed/table.hpp>
 #include <embed/precision.hpp>
 #include <embed/scaling.hpp>
 #include <embed/similarity.hpp>
@@ -447,6 +449,32 @@ TYPED_TEST(NarrowTables, ScaledLookupIsTheWidenedTablesBitForBit) {
                 ThrowsMessage<std::invalid_argument>(HasSubstr("dim must be >= 0, got -1")));
     EXPECT_THAT([&] { (void)embed::scaled_lookup(table, std::vector<Index>{7}, 4); },
                 ThrowsMessage<std::out_of_range>(HasSubstr("token id 7")));
+}
+
+// Each product is 1 or 0 times a stored value: the widened table's bits, and on a table of finite values
+// exactly the stored rows. 4096 rows of 7 put three ids and three columns in each block, so the ids and
+// the columns both span several blocks.
+TYPED_TEST(NarrowTables, LookupViaOneHotIsTheWidenedTablesBitForBit) {
+    using Scalar = TypeParam;
+    const std::vector<Index> ids{3, 0, 40, 3, 5, 4, 39, 1};
+    for (const Index dim : kWidths) {
+        const embed::BasicTable<Scalar> table = awkward_table<Scalar>(kVocab, dim, 12);
+        const Table want = embed::lookup_via_one_hot(widened(table), ids);
+        EXPECT_TRUE(SameBits(embed::lookup_via_one_hot(table, ids), want)) << "d " << dim;
+        EXPECT_TRUE(SameBits(embed::lookup_via_one_hot(embed::view_of(table), ids), want)) << "d " << dim;
+    }
+    const embed::BasicTable<Scalar> finite = narrowed_by_library<Scalar>(embed::make_table(4096, 7, 13));
+    const std::vector<Index> spread{4095, 0, 17, 2048, 4095, 1, 3000, 9, 12, 100};
+    const Table rows = embed::lookup_via_one_hot(finite, spread);
+    ASSERT_EQ(rows.rows(), static_cast<Index>(spread.size()));
+    for (std::size_t i = 0; i < spread.size(); ++i) {
+        for (Index c = 0; c < 7; ++c) {
+            EXPECT_EQ(bits_of(rows(static_cast<Index>(i), c)), bits_of(decoded(finite(spread[i], c))))
+                << "id " << spread[i] << " column " << c;
+        }
+    }
+    EXPECT_THAT([&] { (void)embed::lookup_via_one_hot(finite, std::vector<Index>{4096}); },
+                ThrowsMessage<std::out_of_range>(HasSubstr("token id 4096 is outside the vocabulary [0, 4096)")));
 }
 
 // ---- Scores ----

@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "embed/types.hpp"
@@ -63,6 +64,22 @@ struct Tying {
 /// Reads the table (V, d) stored in file, converted exactly to double. tensor names it; empty picks one as
 /// chosen_tensor says. Throws FileFormatError for anything that is not a 2-D table of a supported dtype.
 Table load_table(const std::filesystem::path& file, std::string_view tensor = {});
+
+/// Reads the table (V, d) stored in file as float32, never passing through double: float32 data as stored
+/// (NaN payloads too), float16, bfloat16 and Q8_0 widened exactly. A float64 tensor, which float32 would round,
+/// throws FileFormatError naming its dtype (load_table reads it). tensor as for load_table.
+TableF32 load_table_f32(const std::filesystem::path& file, std::string_view tensor = {});
+
+/// Reads a bfloat16 table (V, d) stored in file bit for bit as stored. Any other dtype throws FileFormatError
+/// naming it (bfloat16 cannot hold float16's or float32's values exactly). tensor as for load_table.
+TableBF16 load_table_bf16(const std::filesystem::path& file, std::string_view tensor = {});
+
+/// A table in the type that holds its file's values exactly with the fewest bytes.
+using StoredTable = std::variant<Table, TableF32, TableBF16>;
+
+/// Reads the table (V, d) in file in its own precision, never widened further than needed: bfloat16 data as
+/// TableBF16, float32, float16 and Q8_0 as TableF32, float64 as Table. Errors as load_table's.
+StoredTable load_stored_table(const std::filesystem::path& file, std::string_view tensor = {});
 
 /// Writes table (V, d) to file: .npy (float64, format 1.0) or .safetensors (F64, named tensor or "weight").
 /// Written beside the file and renamed into place, so a failed call leaves an existing file as it was.

@@ -20,6 +20,14 @@ Table lookup_via_one_hot(const Table& table, Ids ids);
 /// The same on a table the caller holds elsewhere, (V, d), read in place.
 Table lookup_via_one_hot(TableView table, Ids ids);
 
+/// table is (V, d) of float32 or bfloat16, ids is (n), returns (n, d) in double: lookup_via_one_hot of the
+/// widened table, bit for bit (every product is 1 or 0 times a stored value, summed in double).
+template <NarrowScalar Scalar>
+Table lookup_via_one_hot(const BasicTable<Scalar>& table, Ids ids);
+/// The same on a table the caller holds elsewhere, (V, d), read in place.
+template <NarrowScalar Scalar>
+Table lookup_via_one_hot(BasicTableView<Scalar> table, Ids ids);
+
 /// Multiplications the one-hot route spends on count tokens: V * d * count (lookup spends 0).
 Index one_hot_mults(Index vocab, Index dim, Index count);
 

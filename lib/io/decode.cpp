@@ -1,8 +1,10 @@
-// Converting a described tensor's bytes to doubles, a chunk at a time.
+// Converting a described tensor's bytes to doubles, float32 or bfloat16, a chunk at a time.
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "io/formats.hpp"
 #include "io/half.hpp"
@@ -50,26 +52,94 @@ std::uint64_t element_bytes(ElementType type) {
     return 0;
 }
 
-/// Elements [first, first + count) of a tensor stored one value per element, converted into out.
-void convert_elements(const TensorEntry& entry, Bytes bytes, std::uint64_t first, std::uint64_t count,
-                      double* out) {
+/// Whether every value of element type `type` is an Out, so converting loses nothing: double holds them all,
+/// float32 all but float64's (an fp16 times an int8, Q8_0's value, needs at most 19 significant bits),
+/// bfloat16 only its own.
+template <class Out>
+constexpr bool holds_exactly(ElementType type) {
+    if (type == ElementType::other) return false;
+    if constexpr (std::is_same_v<Out, double>) return true;
+    if constexpr (std::is_same_v<Out, float>) return type != ElementType::f64;
+    return type == ElementType::bf16;
+}
+
+/// x, a double whose value is a float (or a NaN from a narrower type), as that float. A cast would do for
+/// numbers, but it quiets a signalling NaN; this keeps the NaN's sign and payload bits.
+float exact_float(double x) {
+    if (!std::isnan(x)) return static_cast<float>(x);
+    const auto bits = std::bit_cast<std::uint64_t>(x);
+    const auto sign = static_cast<std::uint32_t>(bits >> 63) << 31;
+    const auto payload = static_cast<std::uint32_t>(bits >> 29) & 0x7FFFFFu;  // the top 23 of 52 fraction bits
+    return std::bit_cast<float>(sign | 0x7F800000u | payload);
+}
+
+/// A value known to be exact in Out (a widened half, a Q8_0 product), as an Out.
+template <class Out>
+Out exact_from_double(double x) {
+    if constexpr (std::is_same_v<Out, float>) {
+        return exact_float(x);
+    } else {
+        return static_cast<Out>(x);
+    }
+}
+
+/// A bfloat16's bits as Out: the same bits for bfloat16, the upper half of a float32, or that float widened.
+template <class Out>
+Out from_bfloat16_bits(std::uint16_t bits) {
+    if constexpr (std::is_same_v<Out, Eigen::bfloat16>) {
+        return Eigen::numext::bit_cast<Eigen::bfloat16>(bits);
+    } else if constexpr (std::is_same_v<Out, float>) {
+        return std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
+    } else {
+        return bfloat16_to_double(bits);
+    }
+}
+
+/// Out's name, for messages.
+template <class Out>
+const char* precision_name() {
+    if constexpr (std::is_same_v<Out, double>) return "float64";
+    if constexpr (std::is_same_v<Out, float>) return "float32";
+    return "bfloat16";
+}
+
+/// The dtypes holds_exactly<Out> accepts, for messages.
+template <class Out>
+const char* exact_sources() {
+    if constexpr (std::is_same_v<Out, double>) return "float64, float32, float16, bfloat16, Q8_0";
+    if constexpr (std::is_same_v<Out, float>) return "float32, float16, bfloat16, Q8_0";
+    return "bfloat16 only";
+}
+
+/// Elements [first, first + count) of a tensor stored one value per element, converted into out. Only the
+/// element types Out holds exactly are converted; require_loadable<Out> has refused the others.
+template <class Out>
+void convert_elements(const TensorEntry& entry, Bytes bytes, std::uint64_t first, std::uint64_t count, Out* out) {
     const std::uint64_t width = element_bytes(entry.type);
     const std::byte* p = bytes.data() + entry.offset + first * width;
     const bool big = entry.big_endian;
     switch (entry.type) {
         case ElementType::f64:
-            for (std::uint64_t i = 0; i < count; ++i) out[i] = std::bit_cast<double>(load_uint<std::uint64_t>(p + 8 * i, big));
+            if constexpr (holds_exactly<Out>(ElementType::f64)) {
+                for (std::uint64_t i = 0; i < count; ++i) out[i] = std::bit_cast<double>(load_uint<std::uint64_t>(p + 8 * i, big));
+            }
             break;
         case ElementType::f32:
-            for (std::uint64_t i = 0; i < count; ++i) {
-                out[i] = static_cast<double>(std::bit_cast<float>(load_uint<std::uint32_t>(p + 4 * i, big)));
+            if constexpr (holds_exactly<Out>(ElementType::f32)) {
+                for (std::uint64_t i = 0; i < count; ++i) {
+                    out[i] = static_cast<Out>(std::bit_cast<float>(load_uint<std::uint32_t>(p + 4 * i, big)));
+                }
             }
             break;
         case ElementType::f16:
-            for (std::uint64_t i = 0; i < count; ++i) out[i] = half_to_double(load_uint<std::uint16_t>(p + 2 * i, big));
+            if constexpr (holds_exactly<Out>(ElementType::f16)) {
+                for (std::uint64_t i = 0; i < count; ++i) {
+                    out[i] = exact_from_double<Out>(half_to_double(load_uint<std::uint16_t>(p + 2 * i, big)));
+                }
+            }
             break;
         case ElementType::bf16:
-            for (std::uint64_t i = 0; i < count; ++i) out[i] = bfloat16_to_double(load_uint<std::uint16_t>(p + 2 * i, big));
+            for (std::uint64_t i = 0; i < count; ++i) out[i] = from_bfloat16_bits<Out>(load_uint<std::uint16_t>(p + 2 * i, big));
             break;
         case ElementType::q8_0:
         case ElementType::other: break;
@@ -77,7 +147,8 @@ void convert_elements(const TensorEntry& entry, Bytes bytes, std::uint64_t first
 }
 
 /// Elements [first, first + count) of a Q8_0 tensor, first and count multiples of 32, converted into out.
-void convert_q8_0(const TensorEntry& entry, Bytes bytes, std::uint64_t first, std::uint64_t count, double* out) {
+template <class Out>
+void convert_q8_0(const TensorEntry& entry, Bytes bytes, std::uint64_t first, std::uint64_t count, Out* out) {
     const std::byte* block = bytes.data() + entry.offset + first / q8_0_block * q8_0_block_bytes;
     for (std::uint64_t b = 0; b < count / q8_0_block; ++b, block += q8_0_block_bytes) {
         // llama.cpp multiplies in float; an fp16 times an int8 needs at most 19 significant bits, so the
@@ -85,7 +156,7 @@ void convert_q8_0(const TensorEntry& entry, Bytes bytes, std::uint64_t first, st
         const double scale = half_to_double(load_uint<std::uint16_t>(block, false));
         for (std::uint64_t j = 0; j < q8_0_block; ++j) {
             const auto q = static_cast<std::int8_t>(std::to_integer<std::uint8_t>(block[2 + j]));
-            out[b * q8_0_block + j] = scale * static_cast<double>(q);
+            out[b * q8_0_block + j] = exact_from_double<Out>(scale * static_cast<double>(q));
         }
     }
 }
@@ -100,8 +171,11 @@ std::pair<std::uint64_t, std::uint64_t> element_range(const TensorEntry& entry, 
     return {entry.offset + first * width, count * width};
 }
 
-void convert(const TensorEntry& entry, Bytes bytes, std::uint64_t first, std::uint64_t count, double* out) {
-    if (entry.type == ElementType::q8_0) {
+template <class Out>
+void convert(const TensorEntry& entry, Bytes bytes, std::uint64_t first, std::uint64_t count, Out* out) {
+    if constexpr (!holds_exactly<Out>(ElementType::q8_0)) {
+        convert_elements(entry, bytes, first, count, out);
+    } else if (entry.type == ElementType::q8_0) {
         convert_q8_0(entry, bytes, first, count, out);
     } else {
         convert_elements(entry, bytes, first, count, out);
@@ -111,6 +185,7 @@ void convert(const TensorEntry& entry, Bytes bytes, std::uint64_t first, std::ui
 /// Throws FileFormatError unless entry is a 2-D tensor of an element type we convert, no dimension larger
 /// than the file. A table with entries meets that by itself (each entry takes at least a byte); an empty one
 /// such as (2^62, 0) must not, or every loop over its rows would run for ever.
+template <class Out>
 void require_loadable(const TensorEntry& entry, Bytes bytes, const std::filesystem::path& file) {
     if (entry.shape.size() != 2) {
         throw FileFormatError(file, "tensor '" + entry.name + "' has " + std::to_string(entry.shape.size()) +
@@ -127,6 +202,12 @@ void require_loadable(const TensorEntry& entry, Bytes bytes, const std::filesyst
                                             " bytes");
         }
     }
+    if (!holds_exactly<Out>(entry.type)) {
+        throw FileFormatError(file, "tensor '" + entry.name + "' has dtype " + entry.dtype + ", which a " +
+                                        precision_name<Out>() + " table cannot hold exactly; " +
+                                        precision_name<Out>() + " reads " + exact_sources<Out>() +
+                                        " (as double, every supported dtype)");
+    }
 }
 
 }  // namespace
@@ -135,15 +216,16 @@ bool is_loadable(const TensorEntry& entry) {
     return entry.shape.size() == 2 && entry.type != ElementType::other;
 }
 
+template <class Out>
 void decode_rows(const TensorEntry& entry, Bytes bytes, const std::filesystem::path& file, Index first,
-                 Index count, Eigen::Ref<Table> out, const ChunkDone& done) {
-    require_loadable(entry, bytes, file);
+                 Index count, Eigen::Ref<BasicTable<Out>> out, const ChunkDone& done) {
+    require_loadable<Out>(entry, bytes, file);
     const auto vocab = static_cast<std::uint64_t>(entry.shape[0]);
     const auto dim = static_cast<std::uint64_t>(entry.shape[1]);
     if (entry.fortran_order) {
         // Column-major: element (r, c) is at c * V + r. Each column's slice of rows is contiguous, and is
         // done with once converted.
-        std::vector<double> column(static_cast<std::size_t>(count));
+        std::vector<Out> column(static_cast<std::size_t>(count));
         for (std::uint64_t c = 0; c < dim; ++c) {
             const std::uint64_t start = c * vocab + static_cast<std::uint64_t>(first);
             convert(entry, bytes, start, static_cast<std::uint64_t>(count), column.data());
@@ -175,21 +257,30 @@ void decode_rows(const TensorEntry& entry, Bytes bytes, const std::filesystem::p
     }
 }
 
-Table decode_table(const TensorEntry& entry, Bytes bytes, const std::filesystem::path& file, const ChunkDone& done) {
-    require_loadable(entry, bytes, file);
-    Table table(entry.shape[0], entry.shape[1]);
+template <class Out>
+BasicTable<Out> decode_table(const TensorEntry& entry, Bytes bytes, const std::filesystem::path& file,
+                             const ChunkDone& done) {
+    require_loadable<Out>(entry, bytes, file);
+    BasicTable<Out> table(entry.shape[0], entry.shape[1]);
     // Writing the fresh table costs more in page faults than converting the file; map its pages first.
-    detail::prefault_for_writing(table.data(), static_cast<std::size_t>(table.size()) * sizeof(double));
+    detail::prefault_for_writing(table.data(), static_cast<std::size_t>(table.size()) * sizeof(Out));
     if (entry.fortran_order) {
-        decode_rows(entry, bytes, file, 0, table.rows(), table, done);
+        decode_rows<Out>(entry, bytes, file, 0, table.rows(), table, done);
         return table;
     }
     // Row-major files convert in parallel, a block of rows per piece; decode_rows cannot throw once the
     // entry is known to be loadable.
     detail::parallel_for(table.rows(), table.cols(), [&](Index begin, Index end) {
-        decode_rows(entry, bytes, file, begin, end - begin, table.middleRows(begin, end - begin), done);
+        decode_rows<Out>(entry, bytes, file, begin, end - begin, table.middleRows(begin, end - begin), done);
     });
     return table;
 }
+
+template void decode_rows<double>(const TensorEntry&, Bytes, const std::filesystem::path&, Index, Index,
+                                  Eigen::Ref<Table>, const ChunkDone&);
+template Table decode_table<double>(const TensorEntry&, Bytes, const std::filesystem::path&, const ChunkDone&);
+template TableF32 decode_table<float>(const TensorEntry&, Bytes, const std::filesystem::path&, const ChunkDone&);
+template TableBF16 decode_table<Eigen::bfloat16>(const TensorEntry&, Bytes, const std::filesystem::path&,
+                                                 const ChunkDone&);
 
 }  // namespace embed::io

@@ -1,7 +1,7 @@
 #pragma once
 // The parsers' common ground: a checked description of each tensor a file
 // holds, produced from the file's bytes before any tensor data is touched, and
-// the one decoder that turns a described tensor into a Table.
+// the one decoder that turns a described tensor into a table of double, float32 or bfloat16.
 //
 // Parsers work on bytes in memory (a mapped file, or a fuzzer's input), so the
 // same code runs for load_table and for the fuzz targets.
@@ -55,13 +55,16 @@ using ChunkDone = std::function<void(std::uint64_t offset, std::uint64_t size)>;
 /// Whether entry is something decode_rows can read: 2-D and a supported element type.
 bool is_loadable(const TensorEntry& entry);
 
-/// Rows [first, first + count) of entry (V, d), converted exactly to double into out (count, d).
-/// Throws FileFormatError unless is_loadable(entry). bytes is the whole file the entry was parsed from.
+/// Rows [first, first + count) of entry (V, d), converted exactly to Out (double, float or bfloat16) into
+/// out (count, d). Throws FileFormatError unless is_loadable(entry) and Out holds every value of its dtype
+/// (float: all but float64; bfloat16: bfloat16 only). bytes is the whole file the entry was parsed from.
+template <class Out = double>
 void decode_rows(const TensorEntry& entry, Bytes bytes, const std::filesystem::path& file, Index first,
-                 Index count, Eigen::Ref<Table> out, const ChunkDone& done = {});
+                 Index count, Eigen::Ref<BasicTable<Out>> out, const ChunkDone& done = {});
 
-/// The whole of entry as a (V, d) Table: decode_rows over every row.
-Table decode_table(const TensorEntry& entry, Bytes bytes, const std::filesystem::path& file,
-                   const ChunkDone& done = {});
+/// The whole of entry as a (V, d) table of Out: decode_rows over every row.
+template <class Out = double>
+BasicTable<Out> decode_table(const TensorEntry& entry, Bytes bytes, const std::filesystem::path& file,
+                             const ChunkDone& done = {});
 
 }  // namespace embed::io

@@ -61,8 +61,11 @@ struct OpenFile {
         return [this](std::uint64_t offset, std::uint64_t size) { map.release(offset, size); };
     }
 
-    /// Decodes entry, dropping the file's pages as they are converted.
-    Table decode(const TensorEntry& entry) const { return decode_table(entry, map.bytes(), path, release()); }
+    /// Decodes entry into a table of Out, dropping the file's pages as they are converted.
+    template <class Out>
+    BasicTable<Out> decode(const TensorEntry& entry) const {
+        return decode_table<Out>(entry, map.bytes(), path, release());
+    }
 };
 
 /// Whether one of name's dot-separated components is component.
@@ -165,8 +168,8 @@ bool same_values(const OpenFile& file, const TensorEntry& a, const TensorEntry& 
     Table rows_b(std::min(block, vocab), dim);
     for (Index first = 0; first < vocab; first += block) {
         const Index count = std::min(block, vocab - first);
-        decode_rows(a, file.map.bytes(), file.path, first, count, rows_a.topRows(count), file.release());
-        decode_rows(b, file.map.bytes(), file.path, first, count, rows_b.topRows(count), file.release());
+        decode_rows<double>(a, file.map.bytes(), file.path, first, count, rows_a.topRows(count), file.release());
+        decode_rows<double>(b, file.map.bytes(), file.path, first, count, rows_b.topRows(count), file.release());
         // Bit for bit: NaNs with equal bits are equal, and 0.0 differs from -0.0.
         const auto bytes = static_cast<std::size_t>(count * dim) * sizeof(double);
         if (std::memcmp(rows_a.data(), rows_b.data(), bytes) != 0) return false;
@@ -179,7 +182,31 @@ bool same_values(const OpenFile& file, const TensorEntry& a, const TensorEntry& 
 
 Table load_table(const std::filesystem::path& file, std::string_view tensor) {
     const io::OpenFile open(file);
-    return open.decode(io::choose(open, tensor));
+    return open.decode<double>(io::choose(open, tensor));
+}
+
+TableF32 load_table_f32(const std::filesystem::path& file, std::string_view tensor) {
+    const io::OpenFile open(file);
+    return open.decode<float>(io::choose(open, tensor));
+}
+
+TableBF16 load_table_bf16(const std::filesystem::path& file, std::string_view tensor) {
+    const io::OpenFile open(file);
+    return open.decode<Eigen::bfloat16>(io::choose(open, tensor));
+}
+
+StoredTable load_stored_table(const std::filesystem::path& file, std::string_view tensor) {
+    const io::OpenFile open(file);
+    const io::TensorEntry& entry = io::choose(open, tensor);
+    switch (entry.type) {
+        case io::ElementType::bf16: return open.decode<Eigen::bfloat16>(entry);
+        case io::ElementType::f32:
+        case io::ElementType::f16:
+        case io::ElementType::q8_0: return open.decode<float>(entry);
+        case io::ElementType::f64:
+        case io::ElementType::other: break;
+    }
+    return open.decode<double>(entry);  // float64, or the double decoder's error for a dtype it cannot read
 }
 
 std::vector<TensorInfo> list_tensors(const std::filesystem::path& file) {
