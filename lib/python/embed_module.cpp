@@ -197,7 +197,8 @@ py::object as_sequence(py::handle value, const Where& where) {
 // ------------------------------------------------------------------ tables
 
 // What a float32 array becomes: read as float32 by the functions the library
-// has for float32 tables, or widened to float64 (exactly) for the others.
+// has for float32 tables, or widened to float64 (exactly) for row_times_matrix,
+// which it has for float64 only.
 enum class Float32 { read_as_float32, widen };
 
 // A table as the library reads it, (V, d): float64 or float32 storage. Each
@@ -552,7 +553,7 @@ py::list one_hot(py::handle token_id, py::handle vocab_arg) {
     return to_list(vec.data(), vec.size());
 }
 
-// The library has the one-hot route for float64 tables only: a float32 table is widened first (exactly).
+// The library has row_times_matrix for float64 matrices only: a float32 matrix is widened first (exactly).
 py::object row_times_matrix(py::handle vec_arg, py::handle matrix_arg) {
     const VectorArg vec = VectorArg::from(vec_arg, "vec");
     const TableArg matrix = TableArg::from(matrix_arg, "matrix", Float32::widen);
@@ -564,14 +565,17 @@ py::object row_times_matrix(py::handle vec_arg, py::handle matrix_arg) {
     return vector_result(std::move(out), vec.from_array || matrix.from_array());
 }
 
+// The rows are float64 for a float32 table too: the library sums the one-hot products in double.
 py::object lookup_via_one_hot(py::handle table_arg, py::handle ids_value) {
-    const TableArg table = TableArg::from(table_arg, "table", Float32::widen);
+    const TableArg table = TableArg::from(table_arg, "table");
     const std::vector<Index> ids = ids_arg(ids_value, table.rows());
     Table rows;
-    {
-        py::gil_scoped_release unlocked;
-        rows = embed::lookup_via_one_hot(table.double_view(), ids);
-    }
+    std::visit(
+        [&](auto view) {
+            py::gil_scoped_release unlocked;
+            rows = embed::lookup_via_one_hot(view, ids);
+        },
+        table.view());
     return table_result(std::move(rows), table.from_array());
 }
 
@@ -727,8 +731,8 @@ gives make_table's table as an array.
 A float32 table is scored in float64: logits, nearest_by_dot and
 nearest_by_cosine give bit for bit the results of table.astype(float64).
 lookup returns float32 rows (the stored values), stretch a float32 table,
-scaled_lookup float64 rows. lookup_via_one_hot and row_times_matrix widen a
-float32 table to float64 first (exact; a copy per call). numpy has no
+scaled_lookup and lookup_via_one_hot float64 rows. row_times_matrix widens a
+float32 matrix to float64 first (exact; a copy per call). numpy has no
 bfloat16 dtype (ml_dtypes is not part of numpy), so bfloat16 tables are not
 taken from Python; the C++ library reads them.
 
@@ -797,8 +801,8 @@ ValueError: len(vec) != V, or a ragged matrix.)doc");
 
 table is (V, d), ids is (n): each id through one_hot and row_times_matrix; the
 same values as lookup on finite tables, at V * d multiplications per id.
-A float32 table is widened to float64 first (a copy); the rows are float64.
-IndexError: an id outside [0, V). ValueError: a ragged table.)doc");
+A float32 table is read in place; its rows come back as float64, bit for bit
+those of the table widened to float64. IndexError: an id outside [0, V). ValueError: a ragged table.)doc");
     m.def("one_hot_mults", &one_hot_mults, py::arg("vocab"), py::arg("dim"), py::arg("count"),
           R"doc(one_hot_mults(vocab, dim, count) -> int
 

@@ -79,11 +79,11 @@ def test_scaled_lookup_is_float64_and_the_widened_tables(tables):
         assert_same_bits(embed.scaled_lookup(table, IDS, dim), embed.scaled_lookup(wide, IDS, dim), np.float64)
 
 
-def test_one_hot_route_is_the_widened_tables():
-    table = float32_table(40, 12, 5)
-    wide = table.astype(np.float64)
+def test_one_hot_route_is_the_widened_tables(tables):
+    table, wide = tables
     assert_same_bits(embed.lookup_via_one_hot(table, IDS), embed.lookup_via_one_hot(wide, IDS), np.float64)
-    vec = np.random.default_rng(2).standard_normal(40)
+    assert_same_bits(embed.lookup_via_one_hot(table, IDS), wide[IDS], np.float64)
+    vec = np.random.default_rng(2).standard_normal(table.shape[0])
     assert_same_bits(embed.row_times_matrix(vec, table), embed.row_times_matrix(vec, wide), np.float64)
     assert_same_bits(embed.row_times_matrix(list(vec), table), embed.row_times_matrix(vec, wide), np.float64)
 
@@ -178,6 +178,7 @@ def numpy_bytes_allocated_by(call):
         ("nearest_by_cosine", lambda t: embed.nearest_by_cosine(t, 5, 10)),
         ("stretch", lambda t: embed.stretch(t, 5, 2.0)),
         ("scaled_lookup", lambda t: embed.scaled_lookup(t, IDS, 64)),
+        ("lookup_via_one_hot", lambda t: embed.lookup_via_one_hot(t, IDS)),
         ("shape", lambda t: embed.shape(t)),
         ("TiedEmbedding", lambda t: (embed.TiedEmbedding(t).logits(np.ones(t.shape[1])), embed.TiedEmbedding(t).embed(IDS))),
     ],
