@@ -13,6 +13,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <cassert>
 #include <cstdint>
 #include <limits>
 #include <new>
@@ -71,9 +72,6 @@ template <class Scalar>
 using ContiguousArray = py::array_t<Scalar, py::array::c_style>;
 
 using DoubleArray = ContiguousArray<double>;
-
-// A table's numbers stored as float32 (any byte order, any layout), which the library reads as they are.
-using FloatArray = ContiguousArray<float>;
 
 // array is any ndarray, returns it as C-contiguous Scalar: the same object when it already is one (read in
 // place), a converted copy otherwise. Numbers only (bool, int, uint, float); anything else is a TypeError.
@@ -245,6 +243,7 @@ public:
 
     /// The table as float64, (V, d), for a TableArg made with Float32::widen (or holding no float32 array).
     TableView double_view() const {
+        assert(!float32_ && "a float32 table read as float64: make the TableArg with Float32::widen");
         if (array_) return TableView(static_cast<const double*>(array_->data()), rows(), cols());
         return embed::view_of(borrowed_ != nullptr ? *borrowed_ : owned_);
     }
@@ -802,7 +801,8 @@ ValueError: len(vec) != V, or a ragged matrix.)doc");
 table is (V, d), ids is (n): each id through one_hot and row_times_matrix; the
 same values as lookup on finite tables, at V * d multiplications per id.
 A float32 table is read in place; its rows come back as float64, bit for bit
-those of the table widened to float64. IndexError: an id outside [0, V). ValueError: a ragged table.)doc");
+those of the table widened to float64.
+IndexError: an id outside [0, V). ValueError: a ragged table.)doc");
     m.def("one_hot_mults", &one_hot_mults, py::arg("vocab"), py::arg("dim"), py::arg("count"),
           R"doc(one_hot_mults(vocab, dim, count) -> int
 
@@ -882,8 +882,8 @@ table too (the stored values widened, then scaled). IndexError: an id outside
 One (V, d) table serving both directions, weight tying as an object: embed(ids)
 looks rows up in it and logits(hidden) scores against it. A numpy table is held
 (kept alive) and read in place by both directions (a C-contiguous float64 or
-float32 one without a copy), so changes made to the array are seen; a list table is copied once into the object, which both directions
-then read.)doc")
+float32 one without a copy), so changes made to the array are seen; a list
+table is copied once into the object, which both directions then read.)doc")
         .def(py::init<py::handle>(), py::arg("table"),
              "TiedEmbedding(table): ties table (V, d); ValueError: a ragged table, TypeError: non-numbers.")
         .def("embed", &TiedEmbedding::embed, py::arg("ids"),

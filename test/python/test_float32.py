@@ -50,7 +50,8 @@ def tables(request):
 def test_logits_are_float64_and_bit_for_bit_the_widened_tables(tables):
     table, wide = tables
     rng = np.random.default_rng(1)
-    for hidden in (wide[5], rng.standard_normal(table.shape[1]), rng.standard_normal(table.shape[1]).astype(np.float32)):
+    dim = table.shape[1]
+    for hidden in (wide[5], rng.standard_normal(dim), rng.standard_normal(dim).astype(np.float32)):
         assert_same_bits(embed.logits(table, hidden), embed.logits(wide, hidden), np.float64)
     hidden = [float(x) for x in wide[7]]
     assert_same_bits(embed.logits(table, hidden), embed.logits(wide, hidden), np.float64)
@@ -157,6 +158,11 @@ def test_nan_and_infinity_score_and_rank_as_in_the_widened_table():
 # ------------------------------------------------------------------ read in place
 
 
+def tied_both_ways(table):
+    tied = embed.TiedEmbedding(table)
+    return tied.logits(np.ones(table.shape[1])), tied.embed(IDS)
+
+
 def numpy_bytes_allocated_by(call):
     """Peak bytes numpy allocated during call() (numpy reports its arrays' data to tracemalloc)."""
     tracemalloc.start()
@@ -180,7 +186,7 @@ def numpy_bytes_allocated_by(call):
         ("scaled_lookup", lambda t: embed.scaled_lookup(t, IDS, 64)),
         ("lookup_via_one_hot", lambda t: embed.lookup_via_one_hot(t, IDS)),
         ("shape", lambda t: embed.shape(t)),
-        ("TiedEmbedding", lambda t: (embed.TiedEmbedding(t).logits(np.ones(t.shape[1])), embed.TiedEmbedding(t).embed(IDS))),
+        ("TiedEmbedding", tied_both_ways),
     ],
 )
 def test_a_contiguous_float32_table_is_not_copied(name, call):
