@@ -13,12 +13,14 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <cassert>
 #include <cstdint>
 #include <limits>
 #include <new>
 #include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <embed/embed.hpp>
@@ -65,19 +67,32 @@ bool is_array(py::handle value) {
 
 py::module_ numpy() { return py::module_::import("numpy"); }
 
-using DoubleArray = py::array_t<double, py::array::c_style>;
+// A C-contiguous array of Scalar in the machine's byte order: the layout the library reads in place.
+template <class Scalar>
+using ContiguousArray = py::array_t<Scalar, py::array::c_style>;
 
-// array is any ndarray, returns it as C-contiguous float64: the same object when it already is one (read in
+using DoubleArray = ContiguousArray<double>;
+
+// array is any ndarray, returns it as C-contiguous Scalar: the same object when it already is one (read in
 // place), a converted copy otherwise. Numbers only (bool, int, uint, float); anything else is a TypeError.
-DoubleArray as_double_array(py::handle array, const char* what) {
+template <class Scalar>
+ContiguousArray<Scalar> as_contiguous(py::handle array, const char* what) {
     const char kind = py::reinterpret_borrow<py::array>(array).dtype().kind();
     if (kind != 'b' && kind != 'i' && kind != 'u' && kind != 'f') {
         raise(PyExc_TypeError, std::string(what) + " must hold real numbers, got an array of dtype " +
                                    std::string(py::str(array.attr("dtype"))));
     }
-    if (DoubleArray::check_(array)) return py::reinterpret_borrow<DoubleArray>(array);
-    return py::reinterpret_steal<DoubleArray>(
-        numpy().attr("ascontiguousarray")(array, py::arg("dtype") = numpy().attr("float64")).release());
+    if (ContiguousArray<Scalar>::check_(array)) return py::reinterpret_borrow<ContiguousArray<Scalar>>(array);
+    return py::reinterpret_steal<ContiguousArray<Scalar>>(
+        numpy().attr("ascontiguousarray")(array, py::arg("dtype") = py::dtype::of<Scalar>()).release());
+}
+
+DoubleArray as_double_array(py::handle array, const char* what) { return as_contiguous<double>(array, what); }
+
+// Whether array stores float32 numbers, in either byte order.
+bool holds_float32(py::handle array) {
+    const py::dtype dtype = py::reinterpret_borrow<py::array>(array).dtype();
+    return dtype.kind() == 'f' && dtype.itemsize() == 4;
 }
 
 // ------------------------------------------------------------------ numbers
@@ -179,18 +194,34 @@ py::object as_sequence(py::handle value, const Where& where) {
 
 // ------------------------------------------------------------------ tables
 
-// A table argument, (V, d): a C-contiguous float64 array read in place (and
-// kept alive while it is read), or lists / other arrays converted into a Table.
+// What a float32 array becomes: read as float32 by the functions the library
+// has for float32 tables, or widened to float64 (exactly) for row_times_matrix,
+// which it has for float64 only.
+enum class Float32 { read_as_float32, widen };
+
+// A table as the library reads it, (V, d): float64 or float32 storage. Each
+// function visits it once, so one generic call serves both storage types.
+using AnyTableView = std::variant<TableView, embed::TableViewF32>;
+
+// A table argument, (V, d): a C-contiguous float64 or float32 array read in
+// place (and kept alive while it is read), or lists / other arrays converted
+// into a Table. A float32 array in another layout or byte order becomes a
+// C-contiguous float32 copy, so its results are those of the float32 table.
 class TableArg {
 public:
-    static TableArg from(py::handle value, const char* what) {
+    static TableArg from(py::handle value, const char* what, Float32 float32 = Float32::read_as_float32) {
         TableArg table;
         if (is_array(value)) {
             if (py::reinterpret_borrow<py::array>(value).ndim() != 2) {
                 raise(PyExc_ValueError, std::string(what) + " must be a 2-D array (V, d), got shape " +
                                             std::string(py::str(value.attr("shape"))));
             }
-            table.array_.emplace(as_double_array(value, what));
+            table.float32_ = float32 == Float32::read_as_float32 && holds_float32(value);
+            if (table.float32_) {
+                table.array_.emplace(as_contiguous<float>(value, what));
+            } else {
+                table.array_.emplace(as_double_array(value, what));
+            }
         } else {
             table.owned_ = embed::from_rows(rows_of(value, what));
         }
@@ -205,10 +236,26 @@ public:
     }
 
     /// The table as the library reads it, (V, d): the array's own memory, or the converted Table's.
-    TableView view() const {
-        if (array_) return TableView(array_->data(), array_->shape(0), array_->shape(1));
+    AnyTableView view() const {
+        if (float32_) return embed::TableViewF32(static_cast<const float*>(array_->data()), rows(), cols());
+        return double_view();
+    }
+
+    /// The table as float64, (V, d), for a TableArg made with Float32::widen (or holding no float32 array).
+    TableView double_view() const {
+        assert(!float32_ && "a float32 table read as float64: make the TableArg with Float32::widen");
+        if (array_) return TableView(static_cast<const double*>(array_->data()), rows(), cols());
         return embed::view_of(borrowed_ != nullptr ? *borrowed_ : owned_);
     }
+
+    /// V, the table's rows.
+    Index rows() const { return array_ ? array_->shape(0) : table().rows(); }
+
+    /// d, the width of a row.
+    Index cols() const { return array_ ? array_->shape(1) : table().cols(); }
+
+    /// V * d, the values a pass over the table reads.
+    Index size() const { return rows() * cols(); }
 
     /// Whether the caller passed an array, so results should be arrays too.
     bool from_array() const { return array_.has_value(); }
@@ -233,8 +280,11 @@ public:
     }
 
 private:
-    // Optional: an empty array_t would need numpy even on the list path.
-    std::optional<DoubleArray> array_;
+    const Table& table() const { return borrowed_ != nullptr ? *borrowed_ : owned_; }
+
+    // Optional: an empty array would need numpy even on the list path.
+    std::optional<py::array> array_;
+    bool float32_ = false;  // array_ holds C-contiguous float32, not float64
     Table owned_;
     const Table* borrowed_ = nullptr;
 };
@@ -298,17 +348,20 @@ std::vector<Index> ids_arg(py::handle value, Index vocab) {
 
 // ------------------------------------------------------------------ results
 
-py::list to_list(const double* values, Index n) {
+// values is (n) of double or float32, returns them as Python floats.
+template <class Scalar>
+py::list to_list(const Scalar* values, Index n) {
     py::list out(n);
     for (Index i = 0; i < n; ++i) {
-        PyObject* number = PyFloat_FromDouble(values[i]);
+        PyObject* number = PyFloat_FromDouble(static_cast<double>(values[i]));
         if (number == nullptr) throw py::error_already_set();
         PyList_SET_ITEM(out.ptr(), i, number);
     }
     return out;
 }
 
-py::list to_lists(const Table& table) {
+template <class Scalar>
+py::list to_lists(const embed::BasicTable<Scalar>& table) {
     py::list out(table.rows());
     for (Index r = 0; r < table.rows(); ++r) {
         PyList_SET_ITEM(out.ptr(), r, to_list(table.data() + r * table.cols(), table.cols()).release().ptr());
@@ -316,8 +369,9 @@ py::list to_lists(const Table& table) {
     return out;
 }
 
-// A (n, d) result: a new array owning the Table's memory (no copy), or lists.
-py::object table_result(Table&& table, bool as_array) {
+// A (n, d) result: a new array of the table's own type owning its memory (no copy), or lists.
+template <class Scalar>
+py::object table_result(embed::BasicTable<Scalar>&& table, bool as_array) {
     if (as_array) return py::cast(std::move(table));
     return to_lists(table);
 }
@@ -439,11 +493,15 @@ void without_gil_if_large(Index values_read, Work&& work) {
 }
 
 py::object lookup_rows(const TableArg& table, py::handle ids_value) {
-    const std::vector<Index> ids = ids_arg(ids_value, table.view().rows());
-    Table rows;
-    without_gil_if_large(static_cast<Index>(ids.size()) * table.view().cols(),
-                         [&] { rows = embed::lookup(table.view(), ids); });
-    return table_result(std::move(rows), table.from_array());
+    const std::vector<Index> ids = ids_arg(ids_value, table.rows());
+    return std::visit(
+        [&](auto view) {
+            decltype(embed::lookup(view, ids)) rows;  // in the table's own type
+            without_gil_if_large(static_cast<Index>(ids.size()) * view.cols(),
+                                 [&] { rows = embed::lookup(view, ids); });
+            return table_result(std::move(rows), table.from_array());
+        },
+        table.view());
 }
 
 // Lists in: each row comes back as a new list holding the caller's own
@@ -494,40 +552,49 @@ py::list one_hot(py::handle token_id, py::handle vocab_arg) {
     return to_list(vec.data(), vec.size());
 }
 
+// The library has row_times_matrix for float64 matrices only: a float32 matrix is widened first (exactly).
 py::object row_times_matrix(py::handle vec_arg, py::handle matrix_arg) {
     const VectorArg vec = VectorArg::from(vec_arg, "vec");
-    const TableArg matrix = TableArg::from(matrix_arg, "matrix");
+    const TableArg matrix = TableArg::from(matrix_arg, "matrix", Float32::widen);
     embed::RowVector out;
     {
         py::gil_scoped_release unlocked;
-        out = embed::row_times_matrix(vec.values.transpose(), matrix.view());
+        out = embed::row_times_matrix(vec.values.transpose(), matrix.double_view());
     }
     return vector_result(std::move(out), vec.from_array || matrix.from_array());
 }
 
+// The rows are float64 for a float32 table too: the library sums the one-hot products in double.
 py::object lookup_via_one_hot(py::handle table_arg, py::handle ids_value) {
     const TableArg table = TableArg::from(table_arg, "table");
-    const std::vector<Index> ids = ids_arg(ids_value, table.view().rows());
+    const std::vector<Index> ids = ids_arg(ids_value, table.rows());
     Table rows;
-    {
-        py::gil_scoped_release unlocked;
-        rows = embed::lookup_via_one_hot(table.view(), ids);
-    }
+    std::visit(
+        [&](auto view) {
+            py::gil_scoped_release unlocked;
+            rows = embed::lookup_via_one_hot(view, ids);
+        },
+        table.view());
     return table_result(std::move(rows), table.from_array());
 }
 
 py::object logits_of(const TableArg& table, py::handle hidden_arg) {
     const VectorArg hidden = VectorArg::from(hidden_arg, "hidden");
-    const TableView view = table.view();
+    const Index vocab = table.rows();
     if (!table.from_array() && !hidden.from_array) {
         Vector out;
-        without_gil_if_large(view.size(), [&] { out = embed::logits(view, hidden.values); });
+        without_gil_if_large(table.size(), [&] { out = embed::logits(table.double_view(), hidden.values); });
         return to_list(out.data(), out.size());
     }
-    // Arrays: the scores go straight into the result array, which logits_into fills only after its checks.
-    py::array_t<double> result(view.rows());
-    Eigen::Map<Vector> out(result.mutable_data(), view.rows());
-    without_gil_if_large(view.size(), [&] { embed::logits_into(view, hidden.values, out); });
+    // Arrays: the scores (float64 whatever the table's type) go straight into the result array, which
+    // logits_into fills only after its checks.
+    py::array_t<double> result(vocab);
+    Eigen::Map<Vector> out(result.mutable_data(), vocab);
+    std::visit(
+        [&](auto view) {
+            without_gil_if_large(view.size(), [&] { embed::logits_into(view, hidden.values, out); });
+        },
+        table.view());
     return result;
 }
 
@@ -547,39 +614,53 @@ double rms(py::handle a) { return embed::rms(VectorArg::from(a, "vec").values); 
 
 py::object stretch(py::handle table_arg, py::handle token_id, py::handle factor_arg) {
     const TableArg table = TableArg::from(table_arg, "table");
-    const Index id = token_arg(token_id, table.view().rows(), "token_id");
+    const Index id = token_arg(token_id, table.rows(), "token_id");
     const double factor = real_arg(factor_arg, "factor");
-    Table stretched;
-    {
-        py::gil_scoped_release unlocked;
-        stretched = embed::stretch(table.view(), id, factor);
-    }
-    return table_result(std::move(stretched), table.from_array());
+    return std::visit(
+        [&](auto view) {
+            decltype(embed::stretch(view, id, factor)) stretched;  // in the table's own type
+            {
+                py::gil_scoped_release unlocked;
+                stretched = embed::stretch(view, id, factor);
+            }
+            return table_result(std::move(stretched), table.from_array());
+        },
+        table.view());
 }
 
-template <std::vector<Index> (*nearest)(TableView, Index, Index)>
+template <embed::Score score>
 py::object nearest_by(py::handle table_arg, py::handle token_id, py::handle k_value) {
     const TableArg table = TableArg::from(table_arg, "table");
-    const Index id = token_arg(token_id, table.view().rows(), "token_id");
+    const Index id = token_arg(token_id, table.rows(), "token_id");
     const Index k = k_arg(k_value);
     std::vector<Index> ids;
-    without_gil_if_large(table.view().size(), [&] { ids = nearest(table.view(), id, k); });
+    std::visit(
+        [&](auto view) {
+            without_gil_if_large(view.size(), [&] {
+                ids = score == embed::Score::dot ? embed::nearest_by_dot(view, id, k)
+                                                 : embed::nearest_by_cosine(view, id, k);
+            });
+        },
+        table.view());
     return ids_result(ids, table.from_array());
 }
 
+// scaled_lookup's rows are float64 for a float32 table too: the library widens them, then scales.
 py::object scaled_lookup(py::handle table_arg, py::handle ids_value, py::handle dim_arg) {
     const TableArg table = TableArg::from(table_arg, "table");
-    const std::vector<Index> ids = ids_arg(ids_value, table.view().rows());
+    const std::vector<Index> ids = ids_arg(ids_value, table.rows());
     const py::int_ dim_value = count_arg(dim_arg, "dim");
     const std::optional<Index> dim = fits_index(dim_value);
     if (!dim) {
         raise(PyExc_OverflowError, "dim " + repr_of(dim_value) + " is past 2^63 - 1, the largest the library takes");
     }
     Table rows;
-    {
-        py::gil_scoped_release unlocked;
-        rows = embed::scaled_lookup(table.view(), ids, *dim);
-    }
+    std::visit(
+        [&](auto view) {
+            py::gil_scoped_release unlocked;
+            rows = embed::scaled_lookup(view, ids, *dim);
+        },
+        table.view());
     return table_result(std::move(rows), table.from_array());
 }
 
@@ -605,8 +686,8 @@ public:
     py::object logits(py::handle hidden) const { return logits_of(table(), hidden); }
 
     py::int_ param_count() const {
-        const TableView view = table().view();
-        return ::param_count(py::int_(view.rows()), py::int_(view.cols()));
+        const TableArg tied = table();
+        return ::param_count(py::int_(tied.rows()), py::int_(tied.cols()));
     }
 
     /// The one table: the caller's array itself, or (lists) a new list of lists of the owned table.
@@ -638,12 +719,21 @@ vectors lists of floats, ids lists of ints; results are plain Python lists,
 `shape` a tuple, `vocab_growth` a dict, counts Python ints of any size.
 
 numpy (optional): every table and vector argument may also be a numpy array.
-A C-contiguous float64 table is read in place, never copied; other dtypes
-(bool, int, float32, ...) and layouts (Fortran order, strided views) are
-converted to C-contiguous float64 first, a copy per call. When a function is
-given an array it returns arrays (new arrays, owned by the caller). ids may be
-an integer array. make_table_array(vocab, dim, seed) gives make_table's table
-as an array.
+A C-contiguous float64 or float32 table is read in place, never copied; other
+dtypes (bool, int, float16, ...) and layouts (Fortran order, strided views)
+are converted to C-contiguous float64 first, a copy per call, except that a
+float32 table in another layout or byte order becomes a C-contiguous float32
+copy. When a function is given an array it returns arrays (new arrays, owned
+by the caller). ids may be an integer array. make_table_array(vocab, dim, seed)
+gives make_table's table as an array.
+
+A float32 table is scored in float64: logits, nearest_by_dot and
+nearest_by_cosine give bit for bit the results of table.astype(float64).
+lookup returns float32 rows (the stored values), stretch a float32 table,
+scaled_lookup and lookup_via_one_hot float64 rows. row_times_matrix widens a
+float32 matrix to float64 first (exact; a copy per call). numpy has no
+bfloat16 dtype (ml_dtypes is not part of numpy), so bfloat16 tables are not
+taken from Python; the C++ library reads them.
 
 Errors, each naming the value and what was allowed:
   IndexError   a token id outside [0, V), negative ids included
@@ -690,7 +780,8 @@ ValueError: vocab or dim < 0. TypeError: not an int.)doc");
 
 table is (V, d), ids is (n): row ids[i] of the table, as a new list the caller
 may change freely, holding the table's own numbers as list(table[i]) does (a
-new array for an array table). Repeated ids give equal rows.
+new array for an array table, float32 for a float32 table). Repeated ids give
+equal rows.
 IndexError: an id outside [0, V), negative ids included. ValueError: a ragged
 table. TypeError: an id that is not an int.)doc");
     m.def("one_hot", &one_hot, py::arg("token_id"), py::arg("vocab"),
@@ -702,12 +793,15 @@ ValueError: vocab < 0. MemoryError: vocab too large to allocate.)doc");
           R"doc(row_times_matrix(vec, matrix) -> (d)
 
 vec is (V), matrix is (V, d): out[c] = sum over r of vec[r] * matrix[r][c],
-all V * d products. ValueError: len(vec) != V, or a ragged matrix.)doc");
+all V * d products. A float32 matrix is widened to float64 first (a copy).
+ValueError: len(vec) != V, or a ragged matrix.)doc");
     m.def("lookup_via_one_hot", &lookup_via_one_hot, py::arg("table"), py::arg("ids"),
           R"doc(lookup_via_one_hot(table, ids) -> (n, d)
 
 table is (V, d), ids is (n): each id through one_hot and row_times_matrix; the
 same values as lookup on finite tables, at V * d multiplications per id.
+A float32 table is read in place; its rows come back as float64, bit for bit
+those of the table widened to float64.
 IndexError: an id outside [0, V). ValueError: a ragged table.)doc");
     m.def("one_hot_mults", &one_hot_mults, py::arg("vocab"), py::arg("dim"), py::arg("count"),
           R"doc(one_hot_mults(vocab, dim, count) -> int
@@ -718,7 +812,8 @@ Multiplications the one-hot route spends on count tokens: vocab * dim * count
           R"doc(logits(table, hidden) -> (V)
 
 table is (V, d), hidden is (d): out[t] = sum over c of table[t][c] * hidden[c],
-scored against the same table (weight tying; no new matrix is made).
+scored against the same table (weight tying; no new matrix is made). Scores
+are float64 for a float32 table too, every product and sum in float64.
 ValueError: len(hidden) != d, or a ragged table.)doc");
     m.def("tied_params", &param_count, py::arg("vocab"), py::arg("dim"),
           R"doc(tied_params(vocab, dim) -> int
@@ -753,9 +848,11 @@ vectors included). ValueError: lengths differ.)doc");
           R"doc(stretch(table, token_id, factor) -> (V, d)
 
 A new table with row token_id times factor; the argument is never modified.
+On a float32 table the result is float32: each product is formed in float64,
+then rounded once to the nearest float32 (ties to even).
 IndexError: token_id outside [0, V). ValueError: a ragged table.
 TypeError: a factor that is not a number.)doc");
-    m.def("nearest_by_cosine", &nearest_by<&embed::nearest_by_cosine>, py::arg("table"), py::arg("token_id"),
+    m.def("nearest_by_cosine", &nearest_by<embed::Score::cosine>, py::arg("table"), py::arg("token_id"),
           py::arg("k"),
           R"doc(nearest_by_cosine(table, token_id, k) -> (min(k, V-1)) list of ids
 
@@ -763,7 +860,7 @@ table is (V, d): the other ids with the highest cosine to row token_id, highest
 first, equal scores by smaller id, token_id itself excluded; NaN ranks below
 every number. An int64 array for an array table. IndexError: token_id outside
 [0, V). ValueError: k < 0.)doc");
-    m.def("nearest_by_dot", &nearest_by<&embed::nearest_by_dot>, py::arg("table"), py::arg("token_id"),
+    m.def("nearest_by_dot", &nearest_by<embed::Score::dot>, py::arg("table"), py::arg("token_id"),
           py::arg("k"),
           R"doc(nearest_by_dot(table, token_id, k) -> (min(k, V-1)) list of ids
 
@@ -776,16 +873,17 @@ vec is (d): sqrt(dot(vec, vec) / d); 0.0 for an empty vector.)doc");
     m.def("scaled_lookup", &scaled_lookup, py::arg("table"), py::arg("ids"), py::arg("dim"),
           R"doc(scaled_lookup(table, ids, dim) -> (n, d)
 
-lookup(table, ids) times math.sqrt(dim) (not dim). IndexError: an id outside
+lookup(table, ids) times math.sqrt(dim) (not dim); float64 rows for a float32
+table too (the stored values widened, then scaled). IndexError: an id outside
 [0, V). ValueError: dim < 0.)doc");
 
     py::class_<TiedEmbedding>(m, "TiedEmbedding", R"doc(TiedEmbedding(table)
 
 One (V, d) table serving both directions, weight tying as an object: embed(ids)
 looks rows up in it and logits(hidden) scores against it. A numpy table is held
-(kept alive) and read in place by both directions, so changes made to the array
-are seen; a list table is copied once into the object, which both directions
-then read.)doc")
+(kept alive) and read in place by both directions (a C-contiguous float64 or
+float32 one without a copy), so changes made to the array are seen; a list
+table is copied once into the object, which both directions then read.)doc")
         .def(py::init<py::handle>(), py::arg("table"),
              "TiedEmbedding(table): ties table (V, d); ValueError: a ragged table, TypeError: non-numbers.")
         .def("embed", &TiedEmbedding::embed, py::arg("ids"),
