@@ -51,13 +51,14 @@ struct Shape {
 };
 
 constexpr Shape kShapes[] = {{512, 64}, {50257, 768}, {131072, 1024}};
-// float32 and bfloat16 tables: GPT-2's shape and Llama 3's vocabulary (2.1 GB in float32, 1.05 GB in bf16).
+// float32 and bfloat16 tables: GPT-2's shape and Llama 3's vocabulary (2.1 GB in float32, 1.05 GB in bf16);
+// 512 x 64 for the smoke test and compare.py --smoke.
 constexpr Shape kNarrowShapes[] = {{512, 64}, {50257, 768}, {128256, 4096}};
 constexpr Index kLookupIds = 4096;
 constexpr Index kOneHotIds = 64;  // one-hot is V times the work of lookup by design
 constexpr Index kBatch = 64;
 constexpr Index kProbeToken = 137;
-constexpr std::size_t kProbeBytes = std::size_t{2} << 30;  // twice the largest table, far past every cache
+constexpr std::size_t kProbeBytes = std::size_t{2} << 30;  // twice the 1 GiB double table, far past every cache
 
 Index shape_key(const Shape& s) { return s.vocab * 100000 + s.dim; }
 
