@@ -1,12 +1,17 @@
 // Google Benchmark suite for the library, plus the machine's bandwidth probe
 // and a peak-memory mode. Shapes: the contract's 512 x 64, GPT-2's 50257 x 768
-// and a 1 GiB table, 131072 x 1024, all double precision.
+// and a 1 GiB table, 131072 x 1024, all double precision; and float32 and
+// bfloat16 tables (issue 11) on GPT-2's shape and Llama 3's 128256 x 4096
+// (and on 512 x 64, for the smoke test).
 //
-//   embed_bench [google benchmark flags]       run the suite (names: op/VxD)
+//   embed_bench [google benchmark flags]       run the suite (names: op/VxD for double,
+//                                              f32/op/VxD and bf16/op/VxD for the narrow
+//                                              tables, widened_f32/op/VxD for the float32
+//                                              table widened to double)
 //   embed_bench --sweep [--shape=VxD] [--rounds=N]
 //                                              every streaming setting on one table
 //                                              (default GPT-2's shape, 7 rounds)
-//   embed_bench --peak=logits|dot|cosine [--shape=VxD]
+//   embed_bench --peak=logits|dot|cosine [--shape=VxD] [--dtype=f64|f32|bf16]
 //                                              one call on a fresh table, then
 //                                              print its bytes and the peak RSS as JSON
 
@@ -15,8 +20,10 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <concepts>
 #include <cstdlib>
 #include <new>
+#include <span>
 
 #include <cmath>
 #include <cstdio>
@@ -44,18 +51,72 @@ struct Shape {
 };
 
 constexpr Shape kShapes[] = {{512, 64}, {50257, 768}, {131072, 1024}};
+// float32 and bfloat16 tables: GPT-2's shape and Llama 3's vocabulary (2.1 GB in float32, 1.05 GB in bf16);
+// 512 x 64 for the smoke test and compare.py --smoke.
+constexpr Shape kNarrowShapes[] = {{512, 64}, {50257, 768}, {128256, 4096}};
 constexpr Index kLookupIds = 4096;
 constexpr Index kOneHotIds = 64;  // one-hot is V times the work of lookup by design
 constexpr Index kBatch = 64;
 constexpr Index kProbeToken = 137;
-constexpr std::size_t kProbeBytes = std::size_t{2} << 30;  // twice the largest table, far past every cache
+constexpr std::size_t kProbeBytes = std::size_t{2} << 30;  // twice the 1 GiB double table, far past every cache
+
+Index shape_key(const Shape& s) { return s.vocab * 100000 + s.dim; }
 
 // Tables are made once per shape and kept: the 1 GiB one takes a second to make.
 const embed::Table& table_for(const Shape& shape) {
     static std::map<Index, std::unique_ptr<embed::Table>> tables;
-    auto& slot = tables[shape.vocab * 100000 + shape.dim];
+    auto& slot = tables[shape_key(shape)];
     if (!slot) slot = std::make_unique<embed::Table>(embed::make_table(shape.vocab, shape.dim, embed::SEED));
     return *slot;
+}
+
+template <embed::NarrowScalar Scalar>
+constexpr const char* type_tag() {
+    return std::same_as<Scalar, float> ? "f32" : "bf16";
+}
+
+/// returns (V, d) of Scalar: make_table's values rounded to Scalar (to_f32 / to_bf16), converted a block of
+/// rows at a time, so the double table, two or four times the size, never exists whole.
+template <embed::NarrowScalar Scalar>
+embed::BasicTable<Scalar> make_narrow_table(const Shape& s) {
+    embed::BasicTable<Scalar> table(s.vocab, s.dim);
+    embed::PythonRandom rng(embed::SEED);  // make_table fills row-major from this generator, minus 0.5
+    // 256 KiB of doubles at a time: small beside any table whose peak memory --peak reports.
+    const Index block = std::max<Index>(1, (Index{1} << 15) / s.dim);
+    embed::Table rows(block, s.dim);
+    for (Index first = 0; first < s.vocab; first += block) {
+        const Index count = std::min(block, s.vocab - first);
+        rng.fill_random(std::span<double>(rows.data(), static_cast<std::size_t>(count * s.dim)), -0.5);
+        const embed::TableView part(rows.data(), count, s.dim);
+        if constexpr (std::same_as<Scalar, float>) {
+            table.middleRows(first, count) = embed::to_f32(part);
+        } else {
+            table.middleRows(first, count) = embed::to_bf16(part);
+        }
+    }
+    return table;
+}
+
+// Made once per shape and kept, as table_for's.
+template <embed::NarrowScalar Scalar>
+const embed::BasicTable<Scalar>& narrow_table_for(const Shape& shape) {
+    static std::map<Index, std::unique_ptr<embed::BasicTable<Scalar>>> tables;
+    auto& slot = tables[shape_key(shape)];
+    if (!slot) slot = std::make_unique<embed::BasicTable<Scalar>>(make_narrow_table<Scalar>(shape));
+    return *slot;
+}
+
+// The float32 table widened to double: the double kernels on the very values the float32 ones read.
+// Only the latest shape's is kept: Llama 3's is 4.2 GB.
+const embed::Table& widened_table_for(const Shape& shape) {
+    static Index kept_key = -1;
+    static std::unique_ptr<embed::Table> kept;
+    if (kept_key != shape_key(shape)) {
+        kept.reset();
+        kept = std::make_unique<embed::Table>(embed::to_double(narrow_table_for<float>(shape)));
+        kept_key = shape_key(shape);
+    }
+    return *kept;
 }
 
 std::vector<Index> random_ids(Index count, Index vocab) {
@@ -74,37 +135,100 @@ embed::Vector hidden_for(Index dim) {
     return h;
 }
 
+/// returns (kBatch, dim): hidden_for(dim) times 1, 2, ..., kBatch.
+embed::Table hidden_rows_for(Index dim) {
+    embed::Table hidden(kBatch, dim);
+    for (Index i = 0; i < kBatch; ++i) hidden.row(i) = hidden_for(dim).transpose() * static_cast<double>(i + 1);
+    return hidden;
+}
+
 double table_bytes(const Shape& s) { return static_cast<double>(s.vocab * s.dim) * sizeof(double); }
+
+/// The bytes a table holds in its own type: what one pass over it reads.
+template <class Stored>
+double stored_bytes(const Stored& table) {
+    return static_cast<double>(table.size()) * sizeof(typename Stored::Scalar);
+}
+
+/// Bytes lookup of kLookupIds rows moves: each row read once and written once, in the table's type.
+template <class Stored>
+double lookup_bytes(const Stored& table) {
+    return 2.0 * kLookupIds * static_cast<double>(table.cols()) * sizeof(typename Stored::Scalar);
+}
 
 std::int64_t bytes_done(const benchmark::State& state, double bytes_per_iteration) {
     return static_cast<std::int64_t>(static_cast<double>(state.iterations()) * bytes_per_iteration);
 }
 
-void register_shape(const Shape& s) {
-    std::string tag(1, '/');
-    tag += s.name();
+/// Registers name with the suite's settings: milliseconds, wall time, medians of 5 repetitions on tables
+/// past 2^25 values (9 below).
+template <class Body>
+void add_timed(const std::string& name, const Shape& s, Body body) {
     const bool huge = s.vocab * s.dim > (Index{1} << 25);
-    const int reps = huge ? 5 : 9;
+    benchmark::RegisterBenchmark(name.c_str(), body)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime()
+        ->Repetitions(huge ? 5 : 9)
+        ->ReportAggregatesOnly(true);
+}
 
-    auto add = [&](const std::string& op, auto body) {
-        return benchmark::RegisterBenchmark((op + tag).c_str(), body)
-            ->Unit(benchmark::kMillisecond)
-            ->UseRealTime()
-            ->Repetitions(reps)
-            ->ReportAggregatesOnly(true);
+// The bodies of the operations every table type has; table_of(shape) gives the (cached) table to run on.
+
+template <class TableOf>
+auto lookup_body(const Shape& s, TableOf table_of) {
+    return [s, table_of](benchmark::State& state) {
+        const auto& t = table_of(s);
+        const auto ids = random_ids(kLookupIds, s.vocab);
+        for (auto _ : state) benchmark::DoNotOptimize(embed::lookup(t, ids));
+        state.SetBytesProcessed(bytes_done(state, lookup_bytes(t)));
     };
+}
+
+template <class TableOf>
+auto logits_body(const Shape& s, TableOf table_of) {
+    return [s, table_of](benchmark::State& state) {
+        const auto& t = table_of(s);
+        const embed::Vector h = hidden_for(s.dim);
+        for (auto _ : state) benchmark::DoNotOptimize(embed::logits(t, h));
+        state.SetBytesProcessed(bytes_done(state, stored_bytes(t)));
+    };
+}
+
+template <class TableOf>
+auto logits_batched_body(const Shape& s, TableOf table_of) {
+    return [s, table_of](benchmark::State& state) {
+        const auto& t = table_of(s);
+        const embed::Table hidden = hidden_rows_for(s.dim);
+        for (auto _ : state) benchmark::DoNotOptimize(embed::logits(t, hidden));
+        state.SetBytesProcessed(bytes_done(state, stored_bytes(t)));
+    };
+}
+
+template <class TableOf>
+auto nearest_by_dot_body(const Shape& s, TableOf table_of, Index k) {
+    return [s, table_of, k](benchmark::State& state) {
+        const auto& t = table_of(s);
+        for (auto _ : state) benchmark::DoNotOptimize(embed::nearest_by_dot(t, kProbeToken, k));
+        state.SetBytesProcessed(bytes_done(state, stored_bytes(t)));
+    };
+}
+
+/// op/VxD. (Appended, not "/" + name: GCC 12 warns wrongly on that concatenation, -Wrestrict.)
+std::string bench_name(std::string op, const Shape& s) {
+    op += '/';
+    op += s.name();
+    return op;
+}
+
+void register_shape(const Shape& s) {
+    auto add = [&](const std::string& op, auto body) { add_timed(bench_name(op, s), s, body); };
 
     add("make_table", [s](benchmark::State& state) {
         for (auto _ : state) benchmark::DoNotOptimize(embed::make_table(s.vocab, s.dim, embed::SEED));
         state.SetBytesProcessed(bytes_done(state, table_bytes(s)));
     });
 
-    add("lookup", [s](benchmark::State& state) {
-        const embed::Table& t = table_for(s);
-        const auto ids = random_ids(kLookupIds, s.vocab);
-        for (auto _ : state) benchmark::DoNotOptimize(embed::lookup(t, ids));
-        state.SetBytesProcessed(state.iterations() * 2 * kLookupIds * s.dim * 8);
-    });
+    add("lookup", lookup_body(s, table_for));
 
     // The same gather into one result reused across calls: the copy without the fresh memory.
     add("lookup_into", [s](benchmark::State& state) {
@@ -115,7 +239,7 @@ void register_shape(const Shape& s) {
             embed::lookup_into(t, ids, out);
             benchmark::ClobberMemory();
         }
-        state.SetBytesProcessed(state.iterations() * 2 * kLookupIds * s.dim * 8);
+        state.SetBytesProcessed(bytes_done(state, lookup_bytes(t)));
     });
 
     if (s.vocab * s.dim <= 512 * 64) {
@@ -126,27 +250,11 @@ void register_shape(const Shape& s) {
         });
     }
 
-    add("logits", [s](benchmark::State& state) {
-        const embed::Table& t = table_for(s);
-        const embed::Vector h = hidden_for(s.dim);
-        for (auto _ : state) benchmark::DoNotOptimize(embed::logits(t, h));
-        state.SetBytesProcessed(bytes_done(state, table_bytes(s)));
-    });
-
-    add("logits_batched", [s](benchmark::State& state) {
-        const embed::Table& t = table_for(s);
-        embed::Table hidden(kBatch, s.dim);
-        for (Index i = 0; i < kBatch; ++i) hidden.row(i) = hidden_for(s.dim).transpose() * static_cast<double>(i + 1);
-        for (auto _ : state) benchmark::DoNotOptimize(embed::logits(t, hidden));
-        state.SetBytesProcessed(bytes_done(state, table_bytes(s)));
-    });
+    add("logits", logits_body(s, table_for));
+    add("logits_batched", logits_batched_body(s, table_for));
 
     for (const Index k : {Index{5}, Index{100}}) {
-        add("nearest_by_dot_k" + std::to_string(k), [s, k](benchmark::State& state) {
-            const embed::Table& t = table_for(s);
-            for (auto _ : state) benchmark::DoNotOptimize(embed::nearest_by_dot(t, kProbeToken, k));
-            state.SetBytesProcessed(bytes_done(state, table_bytes(s)));
-        });
+        add("nearest_by_dot_k" + std::to_string(k), nearest_by_dot_body(s, table_for, k));
         add("nearest_by_cosine_k" + std::to_string(k), [s, k](benchmark::State& state) {
             const embed::Table& t = table_for(s);
             for (auto _ : state) benchmark::DoNotOptimize(embed::nearest_by_cosine(t, kProbeToken, k));
@@ -158,8 +266,25 @@ void register_shape(const Shape& s) {
         const embed::Table& t = table_for(s);
         const auto ids = random_ids(kLookupIds, s.vocab);
         for (auto _ : state) benchmark::DoNotOptimize(embed::scaled_lookup(t, ids, s.dim));
-        state.SetBytesProcessed(state.iterations() * 2 * kLookupIds * s.dim * 8);
+        state.SetBytesProcessed(bytes_done(state, lookup_bytes(t)));
     });
+}
+
+/// float32 or bfloat16 tables (issue 11): the passes and the gather, named type/op/VxD.
+template <embed::NarrowScalar Scalar>
+void register_narrow(const Shape& s) {
+    const std::string type = type_tag<Scalar>();
+    add_timed(bench_name(type + "/logits", s), s, logits_body(s, narrow_table_for<Scalar>));
+    add_timed(bench_name(type + "/nearest_by_dot_k5", s), s, nearest_by_dot_body(s, narrow_table_for<Scalar>, 5));
+    add_timed(bench_name(type + "/logits_batched", s), s, logits_batched_body(s, narrow_table_for<Scalar>));
+    add_timed(bench_name(type + "/lookup", s), s, lookup_body(s, narrow_table_for<Scalar>));
+}
+
+void register_narrow_shape(const Shape& s) {
+    register_narrow<float>(s);
+    register_narrow<Eigen::bfloat16>(s);
+    // The yardstick of float32 batched logits: double batched logits on the same values (GB/s over 8-byte values).
+    add_timed(bench_name("widened_f32/logits_batched", s), s, logits_batched_body(s, widened_table_for));
 }
 
 void register_probe() {
@@ -212,10 +337,10 @@ bool parse_shape(const std::string& text, Shape& s) {
     return false;
 }
 
-int run_peak(const std::string& op, const std::string& shape_text) {
-    Shape s{131072, 1024};
-    if (!parse_shape(shape_text, s)) return 2;
-    const embed::Table table = embed::make_table(s.vocab, s.dim, embed::SEED);
+/// One call of op (logits, dot or cosine) on table, then its bytes and the peak RSS as one JSON line; 2 for an
+/// unknown op.
+template <class Stored>
+int report_peak(const Stored& table, const std::string& op, const Shape& s, long before_table) {
     const long after_table = peak_rss_bytes();
     double check = 0.0;
     if (op == "logits") {
@@ -229,9 +354,21 @@ int run_peak(const std::string& op, const std::string& shape_text) {
         return 2;
     }
     std::printf("{\"op\": \"%s\", \"shape\": \"%s\", \"table_bytes\": %.0f, \"peak_rss_after_table\": %ld, "
-                "\"peak_rss\": %ld, \"check\": %.17g}\n",
-                op.c_str(), s.name().c_str(), table_bytes(s), after_table, peak_rss_bytes(), check);
+                "\"peak_rss\": %ld, \"check\": %.17g, \"peak_rss_before_table\": %ld}\n",
+                op.c_str(), s.name().c_str(), stored_bytes(table), after_table, peak_rss_bytes(), check, before_table);
     return 0;
+}
+
+/// --peak: a fresh table of dtype (f64, f32 or bf16; narrow ones made without a whole double table), one call.
+int run_peak(const std::string& op, const std::string& shape_text, const std::string& dtype) {
+    Shape s{131072, 1024};
+    if (!parse_shape(shape_text, s)) return 2;
+    const long before_table = peak_rss_bytes();  // the program and its libraries
+    if (dtype == "f64") return report_peak(embed::make_table(s.vocab, s.dim, embed::SEED), op, s, before_table);
+    if (dtype == "f32") return report_peak(make_narrow_table<float>(s), op, s, before_table);
+    if (dtype == "bf16") return report_peak(make_narrow_table<Eigen::bfloat16>(s), op, s, before_table);
+    std::fprintf(stderr, "embed_bench: --dtype wants f64, f32 or bf16, got %s\n", dtype.c_str());
+    return 2;
 }
 
 }  // namespace
@@ -239,6 +376,7 @@ int run_peak(const std::string& op, const std::string& shape_text) {
 int main(int argc, char** argv) {
     std::string peak;
     std::string shape;
+    std::string dtype = "f64";
     bool sweep = false;
     int rounds = 7;
     std::vector<char*> rest;
@@ -254,13 +392,15 @@ int main(int argc, char** argv) {
                 std::fprintf(stderr, "embed_bench: --rounds wants 1 to 1000, got %s\n", arg.c_str() + 9);
                 return 2;
             }
+        } else if (arg.rfind("--dtype=", 0) == 0) {
+            dtype = arg.substr(8);
         } else if (arg.rfind("--shape=", 0) == 0) {
             shape = arg.substr(8);
         } else {
             rest.push_back(argv[i]);
         }
     }
-    if (!peak.empty()) return run_peak(peak, shape);
+    if (!peak.empty()) return run_peak(peak, shape, dtype);
     if (sweep) {
         Shape s{50257, 768};
         if (!parse_shape(shape, s)) return 2;
@@ -268,6 +408,7 @@ int main(int argc, char** argv) {
     }
     register_probe();
     for (const Shape& s : kShapes) register_shape(s);
+    for (const Shape& s : kNarrowShapes) register_narrow_shape(s);
     int rest_count = static_cast<int>(rest.size());
     benchmark::Initialize(&rest_count, rest.data());
     if (benchmark::ReportUnrecognizedArguments(rest_count, rest.data())) return 2;
