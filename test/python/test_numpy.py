@@ -165,9 +165,11 @@ def test_tied_embedding_keeps_its_array_alive():
 def test_float64_and_float32_tables_are_read_in_place_and_a_float16_one_is_copied():
     """Peak memory in a fresh process: calls on a 200 MB float64 table or a
     100 MB float32 table add nothing like its size; the same calls on a float16
-    table (which must be converted) add a float64 copy of 200 MB (more than
-    half of it counts: a sanitizer build's allocator maps memory its own way).
-    The float16 run shows the measurement can see a copy."""
+    table (which must be converted) add a float64 copy of 200 MB. Not all of it
+    shows: under ASan (its own allocator, which maps and reuses memory its own
+    way) the peak rose by 82 MB, so more than 50 MB, well past the 20 MB the
+    in-place runs may add, is what counts. The float16 run shows the
+    measurement can see a copy."""
     script = textwrap.dedent(
         """
         import resource, sys
@@ -196,4 +198,4 @@ def test_float64_and_float32_tables_are_read_in_place_and_a_float16_one_is_copie
         grown[dtype] = float(result.stdout)
     assert grown["float64"] < 20, f"calls on a float64 table raised the peak by {grown['float64']:.0f} MB"
     assert grown["float32"] < 20, f"calls on a float32 table raised the peak by {grown['float32']:.0f} MB"
-    assert grown["float16"] > 100, f"converting a float16 table raised the peak by only {grown['float16']:.0f} MB"
+    assert grown["float16"] > 50, f"converting a float16 table raised the peak by only {grown['float16']:.0f} MB"
