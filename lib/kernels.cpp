@@ -182,14 +182,16 @@ template <bool kSquares, int Hint, Index R>
             }
         }
     }
+    StreamAhead<R> ahead(head, dim, distance, sizeof(double));
     for (Index i = head; i < dim - ending; i += kLanes) {
         const LanePair xv = load_pair(x + i);
         for (Index q = 0; q < R; ++q) {
-            prefetch_ahead<Hint>(r, stream_ahead_bytes<R>(q, i, dim, distance, sizeof(double)));
+            prefetch_ahead<Hint>(r, ahead.bytes(q));
             const LanePair v = load_pair(r + q * dim + i);
             add_products(dot[q], v, xv);
             if constexpr (kSquares) add_products(squares[q], v, v);
         }
+        ahead.advance(kLanes);
     }
     for (Index q = 0; q < R; ++q) {
         if (head > 0) {

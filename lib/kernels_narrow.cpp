@@ -75,8 +75,10 @@ template <bool kSquares, int Hint, Index R, class Narrow>
     };
     const Index whole = dim - dim % kLanes;
     Index i = 0;
+    StreamAhead<R> ahead(0, dim, distance, kValueBytes);
     for (; i + kValuesPerLine <= whole; i += kValuesPerLine) {
-        for (Index q = 0; q < R; ++q) prefetch_ahead<Hint>(r, stream_ahead_bytes<R>(q, i, dim, distance, kValueBytes));
+        for (Index q = 0; q < R; ++q) prefetch_ahead<Hint>(r, ahead.bytes(q));
+        ahead.advance(kValuesPerLine);
         for (Index j = i; j < i + kValuesPerLine; j += kLanes) add_block(j);
     }
     for (; i < whole; i += kLanes) add_block(i);

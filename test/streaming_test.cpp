@@ -1,7 +1,8 @@
 // The streaming settings (lib/streaming.hpp) that embed_bench --sweep tries:
 // a bad setting is refused and changes nothing, and under every setting the
 // public functions give the explicit loops' values, on tables large enough to
-// be split between threads.
+// be split between threads. Also where the row loops ask for memory ahead
+// (row_loops::StreamAhead), which no result can show.
 #include <cmath>
 #include <stdexcept>
 #include <cstdlib>
@@ -20,6 +21,7 @@
 #include "documented_order.hpp"
 #include "gather.hpp"
 #include "parallel.hpp"
+#include "row_loops.hpp"
 #include "streaming.hpp"
 
 namespace {
@@ -171,6 +173,53 @@ TEST(StreamSettings, EverySettingGivesTheExplicitLoopsValues) {
                     const double value = table(ids[i], c);
                     ASSERT_EQ(rows(static_cast<Index>(i), c), value) << where << " id " << ids[i];
                     ASSERT_EQ(scaled(static_cast<Index>(i), c), value * factor) << where << " id " << ids[i];
+                }
+            }
+        }
+    }
+}
+
+// The byte offset, from a group's first row, of the value `ahead` values past
+// (stream, column) along the stream: stream q reads rows q, q + R, q + 2R, ...
+// Walked one value at a time.
+Index walked_offset(Index stream, Index column, Index ahead, Index rows_per_step, Index dim, Index value_bytes) {
+    Index row = stream;
+    for (Index n = 0; n < ahead; ++n) {
+        if (++column == dim) {
+            column = 0;
+            row += rows_per_step;
+        }
+    }
+    return (row * dim + column) * value_bytes;
+}
+
+// Checks StreamAhead<R> over a row group of `dim` values read `step` columns at a time from `start`.
+template <Index R>
+void expect_stream_ahead_walks(Index dim, Index start, Index step, Index distance, Index value_bytes) {
+    embed::detail::row_loops::StreamAhead<R> ahead(start, dim, static_cast<std::uintptr_t>(distance), value_bytes);
+    for (Index column = start; column + step <= dim; column += step) {
+        for (Index q = 0; q < R; ++q) {
+            ASSERT_EQ(static_cast<Index>(ahead.bytes(q)),
+                      walked_offset(q, column, distance / value_bytes, R, dim, value_bytes))
+                << "R " << R << " dim " << dim << " column " << column << " distance " << distance << " bytes "
+                << value_bytes << " stream " << q;
+        }
+        ahead.advance(step);
+    }
+}
+
+TEST(StreamAhead, AsksForTheValueTheDistanceAheadAlongEachStream) {
+    for (const Index dim : {8, 32, 40, 768}) {
+        for (const Index distance : {0, 64, 1000, 8192}) {
+            for (const Index value_bytes : {2, 4, 8}) {
+                const Index line_values = 64 / value_bytes;  // the narrow loops' step
+                for (const Index step : {Index{8}, line_values}) {
+                    if (step > dim) continue;
+                    for (const Index start : {Index{0}, Index{3}}) {
+                        expect_stream_ahead_walks<1>(dim, start, step, distance, value_bytes);
+                        expect_stream_ahead_walks<2>(dim, start, step, distance, value_bytes);
+                        expect_stream_ahead_walks<4>(dim, start, step, distance, value_bytes);
+                    }
                 }
             }
         }
