@@ -5,12 +5,14 @@
 // rows start in memory. This file
 // calls only the kernels' out-of-line functions, so no inline copy built for
 // the baseline stands in for the instruction set under test.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -80,6 +82,12 @@ std::vector<StreamSettings> every_row_setting() {
     return settings;
 }
 
+// The row loops' part of a setting, as a failure message names it.
+std::string setting_label(const StreamSettings& setting) {
+    return std::string("hint ") + embed::detail::hint_name(setting.row_hint) + " distance " +
+           std::to_string(setting.row_distance_bytes) + " rows " + std::to_string(setting.rows_per_step);
+}
+
 // Puts the library's default settings back when a test ends, whatever it set.
 struct DefaultSettingsAfter {
     ~DefaultSettingsAfter() { embed::detail::set_stream_settings(embed::detail::default_stream_settings()); }
@@ -92,9 +100,7 @@ TEST_F(KernelsOnOneInstructionSet, DotRowsIsTheDocumentedSumAtEveryStartAndSetti
     const DefaultSettingsAfter restore;
     for (const StreamSettings& setting : every_row_setting()) {
         embed::detail::set_stream_settings(setting);
-        const std::string where = std::string("hint ") + embed::detail::hint_name(setting.row_hint) + " distance " +
-                                  std::to_string(setting.row_distance_bytes) + " rows " +
-                                  std::to_string(setting.rows_per_step);
+        const std::string where = setting_label(setting);
         for (const Index dim : kWidths) {
             for (Index start = 0; start < 8; ++start) {
                 const Index count = 11;
@@ -234,9 +240,7 @@ TYPED_TEST(NarrowKernelsOnOneInstructionSet, DotRowsIsTheDocumentedSumOfTheWiden
     const DefaultSettingsAfter restore;
     for (const StreamSettings& setting : every_row_setting()) {
         embed::detail::set_stream_settings(setting);
-        const std::string where = std::string("hint ") + embed::detail::hint_name(setting.row_hint) + " distance " +
-                                  std::to_string(setting.row_distance_bytes) + " rows " +
-                                  std::to_string(setting.rows_per_step);
+        const std::string where = setting_label(setting);
         for (const Index dim : kWidths) {
             for (Index start = 0; start < kStarts; ++start) {
                 const Index count = 11;
@@ -266,6 +270,42 @@ TYPED_TEST(NarrowKernelsOnOneInstructionSet, DotRowsIsTheDocumentedSumOfTheWiden
                         << where << " d " << dim << " start " << start << " row " << t;
                 }
             }
+        }
+    }
+}
+
+// Narrow values with every bfloat16 bit pattern as their top 16 bits (for float32, low bits set in every
+// other one): zeros, subnormals, infinities and NaNs of both signs among them.
+template <class Narrow>
+std::vector<Narrow> every_top_half() {
+    std::vector<Narrow> values(std::size_t{1} << 16);
+    for (std::uint32_t bits = 0; bits < values.size(); ++bits) {
+        if constexpr (std::is_same_v<Narrow, float>) {
+            values[bits] = std::bit_cast<float>(bits << 16 | (bits % 2 == 0 ? 0 : 0x5a5a));
+        } else {
+            values[bits] = std::bit_cast<Eigen::bfloat16>(static_cast<std::uint16_t>(bits));
+        }
+    }
+    return values;
+}
+
+// widen_values on all of them, from every start a value can have in a 64-byte line and with counts that end
+// mid-vector: each double has the bits of the conversion by hand (a NaN quieted the same way).
+TYPED_TEST(NarrowKernelsOnOneInstructionSet, WidenValuesConvertsEveryTopHalfExactlyFromEveryStart) {
+    using Narrow = TypeParam;
+    constexpr Index kStarts = 64 / static_cast<Index>(sizeof(Narrow));
+    const std::vector<Narrow> values = every_top_half<Narrow>();
+    std::vector<Narrow> buffer(values.size() + 2 * kStarts);
+    for (Index start = 0; start < kStarts; ++start) {
+        Narrow* first = first_line_start(buffer) + start;
+        std::copy(values.begin(), values.end(), first);
+        const auto count = static_cast<Index>(values.size()) - start;  // start + count: a tail of every length
+        std::vector<double> wide(values.size());
+        embed::detail::widen_values(first, count, wide.data());
+        for (Index i = 0; i < count; ++i) {
+            const auto k = static_cast<std::size_t>(i);
+            ASSERT_EQ(std::bit_cast<std::uint64_t>(wide[k]), std::bit_cast<std::uint64_t>(widened(values[k])))
+                << "start " << start << " value " << i;
         }
     }
 }
