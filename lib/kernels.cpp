@@ -1,4 +1,5 @@
 #include "kernels.hpp"
+#include "lane_class_gemm.hpp"
 #include "multiversion.hpp"
 #include "row_loops.hpp"
 #include "streaming.hpp"
@@ -467,93 +468,6 @@ template <Index P, Index Q>
     dot_all_pairs_by<P, Q>(a, n, b + m_blocks * dim, m - m_blocks, dim, out + m_blocks, out_stride);
 }
 
-// Adds the products of a and b's values from `whole` (a multiple of 8) to
-// dim, fewer than 8, last into lanes 0, 1, ... of acc. A lane sum starts at
-// +0.0 and so is never -0.0: adding the +0.0 of an empty position changes nothing.
-[[gnu::noinline]] inline void add_tail(LanePair& acc, const double* a, const double* b, Index whole, Index dim) {
-    double tail[kLanes] = {};
-    for (Index i = whole; i < dim; ++i) tail[i - whole] = a[i] * b[i];
-    const LanePair products = load_pair(tail);
-    acc.lo += products.lo;
-    acc.hi += products.hi;
-}
-
-// For AVX2 and below (16 vector registers), each pair's eight lanes are
-// summed in two passes over the block: lanes 0-3 (the values i with i % 8 <
-// 4), then lanes 4-7, each a Quad per pair. A pass holds 3 x 3 pairs' Quads,
-// 3 b rows' and an a row's in 14 registers; 8-double Lanes, two registers
-// each, spilled to the stack (measured on Zen 3, one thread, 64 hidden rows on
-// 512 x 64: 1.4 ms with 4 x 4 blocks of Lanes, 0.37 ms with 2 x 2 LanePairs).
-// Each lane still adds its values in increasing i, and the halves meet in
-// sum_pair's order, so every entry is dot_kernel's.
-template <Index P, Index Q>
-[[gnu::always_inline]] inline void half_pass(const double* a0, const double* b0, Index dim, Index whole, Index first,
-                                             Quad (&acc)[P][Q]) {
-    for (Index p = 0; p < P; ++p) {
-        for (Index q = 0; q < Q; ++q) acc[p][q] = Quad{};
-    }
-    for (Index c = first; c < whole; c += kLanes) {
-        Quad bv[Q];
-        for (Index q = 0; q < Q; ++q) bv[q] = load_quad(b0 + q * dim + c);
-        for (Index p = 0; p < P; ++p) {
-            const Quad av = load_quad(a0 + p * dim + c);
-            for (Index q = 0; q < Q; ++q) acc[p][q] += av * bv[q];
-        }
-    }
-}
-
-// One P x Q block of dot products: both passes, the values past the whole
-// blocks of 8 last into lanes 0, 1, ..., then each pair's lanes added.
-template <Index P, Index Q>
-[[gnu::always_inline]] inline void dot_block_halves(const double* a0, const double* b0, Index dim, Index whole,
-                                                    double* out, Index out_stride) {
-    Quad lo[P][Q];
-    Quad hi[P][Q];
-    half_pass<P, Q>(a0, b0, dim, whole, 0, lo);
-    half_pass<P, Q>(a0, b0, dim, whole, 4, hi);
-    for (Index p = 0; p < P; ++p) {
-        for (Index q = 0; q < Q; ++q) {
-            LanePair acc{lo[p][q], hi[p][q]};
-            if (whole < dim) add_tail(acc, a0 + p * dim, b0 + q * dim, whole, dim);
-            out[p * out_stride + q] = sum_pair(acc);
-        }
-    }
-}
-
-// All pairs by P x Q blocks, kRowsInL1 a rows at a time: those a rows stay in
-// L1 while every block of Q b rows passes them. The edges use 1 x Q, P x 1
-// and 1 x 1 blocks.
-template <Index P, Index Q>
-[[gnu::always_inline]] inline void dot_all_pairs_by_halves(const double* a, Index n, const double* b, Index m,
-                                                           Index dim, double* out, Index out_stride) {
-    constexpr Index kRowsInL1 = 8 * P;
-    const Index whole = dim - dim % kLanes;
-    for (Index i0 = 0; i0 < n; i0 += kRowsInL1) {
-        const Index i_end = std::min(n, i0 + kRowsInL1);
-        Index t = 0;
-        for (; t + Q <= m; t += Q) {
-            const double* b0 = b + t * dim;
-            Index i = i0;
-            for (; i + P <= i_end; i += P) {
-                dot_block_halves<P, Q>(a + i * dim, b0, dim, whole, out + i * out_stride + t, out_stride);
-            }
-            for (; i < i_end; ++i) {
-                dot_block_halves<1, Q>(a + i * dim, b0, dim, whole, out + i * out_stride + t, out_stride);
-            }
-        }
-        for (; t < m; ++t) {
-            const double* b0 = b + t * dim;
-            Index i = i0;
-            for (; i + P <= i_end; i += P) {
-                dot_block_halves<P, 1>(a + i * dim, b0, dim, whole, out + i * out_stride + t, out_stride);
-            }
-            for (; i < i_end; ++i) {
-                dot_block_halves<1, 1>(a + i * dim, b0, dim, whole, out + i * out_stride + t, out_stride);
-            }
-        }
-    }
-}
-
 // AVX-512 has 32 vector registers, one Lanes each: 4 x 6 accumulators, 6 b
 // rows and an a row fit without spilling.
 EMBED_TARGET_AVX512 void dot_all_pairs_avx512(const double* a, Index n, const double* b, Index m,
@@ -563,20 +477,24 @@ EMBED_TARGET_AVX512 void dot_all_pairs_avx512(const double* a, Index n, const do
 
 EMBED_MULTIVERSION_NARROW void dot_all_pairs_narrow(const double* a, Index n, const double* b, Index m, Index dim,
                                                     double* out, Index out_stride) {
-    dot_all_pairs_by_halves<3, 3>(a, n, b, m, dim, out, out_stride);
+    lane_classes::dot_all_pairs_broadcast(a, n, b, m, dim, out, out_stride);
 }
 
 }  // namespace
 
-void dot_all_pairs(const double* a, Index n, const double* b, Index m, Index dim, double* out, Index out_stride) {
+bool all_pairs_on_avx512() {
 #if EMBED_MULTIVERSIONED
     static const bool avx512 = __builtin_cpu_supports("avx512f");
+    return avx512;
 #elif defined(__AVX512F__)
-    constexpr bool avx512 = true;
+    return true;
 #else
-    constexpr bool avx512 = false;
+    return false;
 #endif
-    if (avx512) {
+}
+
+void dot_all_pairs(const double* a, Index n, const double* b, Index m, Index dim, double* out, Index out_stride) {
+    if (all_pairs_on_avx512()) {
         dot_all_pairs_avx512(a, n, b, m, dim, out, out_stride);
     } else {
         dot_all_pairs_narrow(a, n, b, m, dim, out, out_stride);

@@ -78,4 +78,7 @@ const double* at_line_offset_of(const double* like, const double* values, Index 
 /// a is (n, dim), b is (m, dim), both row-major; out(i, t) at out[i * out_stride + t] = dot_kernel(a row i, b row t).
 void dot_all_pairs(const double* a, Index n, const double* b, Index m, Index dim, double* out, Index out_stride);
 
+/// True where dot_all_pairs runs its AVX-512 kernel, which reads b in double (the narrow GEMMs widen blocks for it).
+bool all_pairs_on_avx512();
+
 }  // namespace embed::detail

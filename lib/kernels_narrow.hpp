@@ -22,6 +22,13 @@ void dot_and_square_rows(const float* rows, Index count, Index dim, const double
 void dot_and_square_rows(const Eigen::bfloat16* rows, Index count, Index dim, const double* x, double* out,
                          double* squares);
 
+/// a is (n, dim) double, b is (m, dim) float32, both row-major; out(i, t) at out[i * out_stride + t] =
+/// dot_kernel(a row i, b row t widened).
+void dot_all_pairs(const double* a, Index n, const float* b, Index m, Index dim, double* out, Index out_stride);
+/// The same for bfloat16 b rows.
+void dot_all_pairs(const double* a, Index n, const Eigen::bfloat16* b, Index m, Index dim, double* out,
+                   Index out_stride);
+
 /// values is (count), out is (count): out[i] = values[i] widened to double, exactly.
 void widen_values(const float* values, Index count, double* out);
 /// The same for bfloat16 values.

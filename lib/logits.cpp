@@ -1,8 +1,6 @@
 #include "embed/logits.hpp"
 
-#include <algorithm>
 #include <cstddef>
-#include <cstdint>
 #include <vector>
 
 #include "checks.hpp"
@@ -63,9 +61,10 @@ Table logits(const Table& table, const Table& hidden_rows) {
     // 195 ms for the 64 MB of n = 64, V = 131072; the batch took 311 ms).
     detail::prefault_for_writing(out.data(), static_cast<std::size_t>(out.size()) * sizeof(double));
     const double* rows = table.data();
-    // The GEMM reads whole cache lines when the hidden rows sit at the table
-    // rows' offset from a line (d a multiple of 8); a copy of n x d values to
-    // get there costs little against the n x V x d products.
+    // The AVX-512 GEMM reads whole cache lines when the hidden rows sit at the
+    // table rows' offset from a line (d a multiple of 8); a copy of n x d values
+    // to get there costs little against the n x V x d products. (The GEMM for
+    // AVX2 and below packs both operands, wherever they sit.)
     std::vector<double> staging;
     const double* h = hidden_rows.data();
     if (dim % detail::kLanes == 0) h = detail::at_line_offset_of(rows, h, hidden_rows.size(), staging);
@@ -102,34 +101,18 @@ Vector logits(const BasicTable<Scalar>& table, const Vector& hidden) {
 template <NarrowScalar Scalar>
 Table logits(BasicTableView<Scalar> table, const Table& hidden_rows) {
     detail::require_same_length(hidden_rows.cols(), table.cols(), "hidden rows (must equal the table's width d)");
-    // The double GEMM (dot_all_pairs) on blocks of table rows widened into a small buffer per thread:
-    // widening is exact, so every entry is the widened table's, bit for bit, and the buffer, never a
-    // widened copy of the table, is all the extra memory. A block of about 256 KiB stays in L2 while
-    // every hidden row passes it.
-    constexpr Index kBlockBytes = Index{256} << 10;
+    // The GEMM of the double batch on the stored values, widened as they are read (dot_all_pairs for
+    // narrow rows): every entry is the widened table's, bit for bit, and no widened copy is made.
     const Index dim = table.cols();
     const Index vocab = table.rows();
     const Index n = hidden_rows.rows();
     Table out(n, vocab);
     detail::prefault_for_writing(out.data(), static_cast<std::size_t>(out.size()) * sizeof(double));
-    const Index block_rows = std::max<Index>(1, kBlockBytes / (std::max<Index>(dim, 1) * Index{sizeof(double)}));
     const Scalar* rows = table.data();
     const double* h = hidden_rows.data();
     double* scores = out.data();
     detail::parallel_for(vocab, n * dim, [&](Index begin, Index end) {
-        // The block starts at the hidden rows' offset from a cache line, so the GEMM reads both in whole
-        // lines when d is a multiple of 8 (as the double batch arranges with at_line_offset_of).
-        std::vector<double> buffer(static_cast<std::size_t>(std::min(block_rows, end - begin) * dim + detail::kLanes));
-        double* widened = buffer.data();
-        const auto h_offset = reinterpret_cast<std::uintptr_t>(h) % 64;
-        if (h_offset % sizeof(double) == 0) {
-            while (reinterpret_cast<std::uintptr_t>(widened) % 64 != h_offset) ++widened;
-        }
-        for (Index first = begin; first < end; first += block_rows) {
-            const Index count = std::min(block_rows, end - first);
-            detail::widen_values(rows + first * dim, count * dim, widened);
-            detail::dot_all_pairs(h, n, widened, count, dim, scores + first, vocab);
-        }
+        detail::dot_all_pairs(h, n, rows + begin * dim, end - begin, dim, scores + begin, vocab);
     });
     return out;
 }

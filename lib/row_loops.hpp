@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "kernels.hpp"
+#include "narrow_values.hpp"
 #include "streaming.hpp"
 
 // The lane halves are 32-byte vectors passed between always-inlined functions
@@ -40,6 +41,18 @@ struct LanePair {
 }
 
 [[gnu::always_inline]] inline LanePair load_pair(const double* p) { return {load_quad(p), load_quad(p + 4)}; }
+
+// Four stored values widened to four doubles, written value by value: GCC
+// turns this into one load and one vcvtps2pd, where __builtin_convertvector
+// of a 4-float vector converted two values at a time through the stack (perf,
+// Zen 3: three quarters of a float32 logits pass went to those stores).
+template <class Narrow>
+[[gnu::always_inline]] inline Quad load_widened_quad(const Narrow* p) {
+    return Quad{widen(p[0]), widen(p[1]), widen(p[2]), widen(p[3])};
+}
+
+// Four doubles are already wide: one load.
+[[gnu::always_inline]] inline Quad load_widened_quad(const double* p) { return load_quad(p); }
 
 [[gnu::always_inline]] inline void add_products(LanePair& acc, const LanePair& a, const LanePair& b) {
     acc.lo += a.lo * b.lo;

@@ -143,11 +143,12 @@ void expect_all_pairs_documented(const double* a, Index n, const double* b, Inde
 }
 
 // Counts of a rows and b rows around every block edge of both GEMM kernels
-// (4 x 6 on AVX-512, 4 x 4 elsewhere), written into a wider output.
+// (4 x 6 on AVX-512; blocks of 5 a rows and panels of 8 b rows elsewhere),
+// written into a wider output.
 TEST_F(KernelsOnOneInstructionSet, AllPairsAreTheDocumentedSums) {
     for (const Index dim : kWidths) {
-        for (const Index n : {1, 4, 5, 9}) {
-            for (const Index m : {1, 6, 7, 13}) {
+        for (const Index n : {1, 4, 5, 6, 9, 11}) {
+            for (const Index m : {1, 6, 7, 8, 9, 13, 17}) {
                 const std::vector<double> a = some_values(static_cast<std::size_t>(n * dim), 7);
                 const std::vector<double> b = some_values(static_cast<std::size_t>(m * dim), 8);
                 expect_all_pairs_documented(a.data(), n, b.data(), m, dim,
@@ -269,6 +270,37 @@ TYPED_TEST(NarrowKernelsOnOneInstructionSet, DotRowsIsTheDocumentedSumOfTheWiden
                     ASSERT_EQ(squares[k], dot_in_documented_order(row.data(), row.data(), dim))
                         << where << " d " << dim << " start " << start << " row " << t;
                 }
+            }
+        }
+    }
+}
+
+// The narrow GEMM: a rows (double) against b rows stored narrow, b starting at a few offsets from a line,
+// with counts around the block edges (5 a rows, 8 b rows per panel) and a wider output; every entry must
+// be the documented order's on b's row widened by hand, and the columns past m stay the caller's.
+TYPED_TEST(NarrowKernelsOnOneInstructionSet, AllPairsAreTheDocumentedSumsOfTheWidenedRows) {
+    using Narrow = TypeParam;
+    for (const Index dim : kWidths) {
+        for (const Index b_start : {0, 3}) {
+            for (const auto& [n, m] : {std::pair<Index, Index>{1, 1}, {4, 7}, {5, 8}, {6, 9}, {11, 17}}) {
+                const std::vector<double> a = some_values(static_cast<std::size_t>(n * dim), 7);
+                std::vector<Narrow> buffer = some_narrow_values<Narrow>(static_cast<std::size_t>(m * dim + 64), 8);
+                const Narrow* b = first_line_start(buffer) + b_start;
+                const Index stride = m + 2;
+                std::vector<double> out(static_cast<std::size_t>(n * stride), -7.0);
+                embed::detail::dot_all_pairs(a.data(), n, b, m, dim, out.data(), stride);
+                const std::string where = "d " + std::to_string(dim) + " b at " + std::to_string(b_start) + " n " +
+                                          std::to_string(n) + " m " + std::to_string(m);
+                for (Index t = 0; t < m; ++t) {
+                    std::vector<double> row(static_cast<std::size_t>(dim));
+                    for (Index c = 0; c < dim; ++c) row[static_cast<std::size_t>(c)] = widened(b[t * dim + c]);
+                    for (Index i = 0; i < n; ++i) {
+                        ASSERT_EQ(out[static_cast<std::size_t>(i * stride + t)],
+                                  dot_in_documented_order(a.data() + i * dim, row.data(), dim))
+                            << where << " pair " << i << ", " << t;
+                    }
+                }
+                for (Index i = 0; i < n; ++i) ASSERT_EQ(out[static_cast<std::size_t>(i * stride + m)], -7.0) << where;
             }
         }
     }
