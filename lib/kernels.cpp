@@ -1,6 +1,7 @@
 #include "kernels.hpp"
 #include "lane_class_gemm.hpp"
 #include "multiversion.hpp"
+#include "one_hot_gemm.hpp"
 #include "row_loops.hpp"
 #include "streaming.hpp"
 
@@ -481,6 +482,20 @@ EMBED_MULTIVERSION_NARROW void dot_all_pairs_narrow(const double* a, Index n, co
 }
 
 }  // namespace
+
+namespace {
+
+EMBED_MULTIVERSION
+void one_hot_times_table_multiversioned(const double* table, Index vocab, Index dim, const Index* ids, Index n,
+                                        double* out) {
+    one_hot_gemm::one_hot_times_table(table, vocab, dim, ids, n, out);
+}
+
+}  // namespace
+
+void one_hot_times_table(const double* table, Index vocab, Index dim, const Index* ids, Index n, double* out) {
+    one_hot_times_table_multiversioned(table, vocab, dim, ids, n, out);
+}
 
 bool all_pairs_on_avx512() {
 #if EMBED_MULTIVERSIONED

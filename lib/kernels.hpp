@@ -78,6 +78,10 @@ const double* at_line_offset_of(const double* like, const double* values, Index 
 /// a is (n, dim), b is (m, dim), both row-major; out(i, t) at out[i * out_stride + t] = dot_kernel(a row i, b row t).
 void dot_all_pairs(const double* a, Index n, const double* b, Index m, Index dim, double* out, Index out_stride);
 
+/// table is (vocab, dim) row-major, ids is (n) ids in [0, vocab), out is (n, dim) row-major: row i is
+/// one_hot(ids[i]) times the table, all vocab * dim products, each sum over the rows in order from 0.0.
+void one_hot_times_table(const double* table, Index vocab, Index dim, const Index* ids, Index n, double* out);
+
 /// True where dot_all_pairs runs its AVX-512 kernel, which reads b in double (the narrow GEMMs widen blocks for it).
 bool all_pairs_on_avx512();
 

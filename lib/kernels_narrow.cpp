@@ -10,6 +10,7 @@
 #include "lane_class_gemm.hpp"
 #include "multiversion.hpp"
 #include "narrow_values.hpp"
+#include "one_hot_gemm.hpp"
 #include "row_loops.hpp"
 #include "streaming.hpp"
 
@@ -208,6 +209,17 @@ void dot_all_pairs_bf16(const double* a, Index n, const Eigen::bfloat16* b, Inde
     lane_classes::dot_all_pairs_broadcast(a, n, b, m, dim, out, out_stride);
 }
 
+EMBED_MULTIVERSION
+void one_hot_times_table_f32(const float* table, Index vocab, Index dim, const Index* ids, Index n, double* out) {
+    one_hot_gemm::one_hot_times_table(table, vocab, dim, ids, n, out);
+}
+
+EMBED_MULTIVERSION
+void one_hot_times_table_bf16(const Eigen::bfloat16* table, Index vocab, Index dim, const Index* ids, Index n,
+                              double* out) {
+    one_hot_gemm::one_hot_times_table(table, vocab, dim, ids, n, out);
+}
+
 // The AVX-512 GEMM reads b in double: blocks of b rows widened into a small
 // buffer, about 256 KiB, which stays in L2 while every a row passes it.
 // Widening is exact, so every entry is the widened table's, bit for bit.
@@ -248,6 +260,15 @@ void dot_all_pairs(const double* a, Index n, const Eigen::bfloat16* b, Index m, 
     } else {
         dot_all_pairs_bf16(a, n, b, m, dim, out, out_stride);
     }
+}
+
+void one_hot_times_table(const float* table, Index vocab, Index dim, const Index* ids, Index n, double* out) {
+    one_hot_times_table_f32(table, vocab, dim, ids, n, out);
+}
+
+void one_hot_times_table(const Eigen::bfloat16* table, Index vocab, Index dim, const Index* ids, Index n,
+                         double* out) {
+    one_hot_times_table_bf16(table, vocab, dim, ids, n, out);
 }
 
 void dot_rows(const float* rows, Index count, Index dim, const double* x, double* out) {

@@ -29,6 +29,12 @@ void dot_all_pairs(const double* a, Index n, const float* b, Index m, Index dim,
 void dot_all_pairs(const double* a, Index n, const Eigen::bfloat16* b, Index m, Index dim, double* out,
                    Index out_stride);
 
+/// table is (vocab, dim) float32, ids is (n), out is (n, dim): one_hot_times_table of the widened table, bit for bit.
+void one_hot_times_table(const float* table, Index vocab, Index dim, const Index* ids, Index n, double* out);
+/// The same for a bfloat16 table.
+void one_hot_times_table(const Eigen::bfloat16* table, Index vocab, Index dim, const Index* ids, Index n,
+                         double* out);
+
 /// values is (count), out is (count): out[i] = values[i] widened to double, exactly.
 void widen_values(const float* values, Index count, double* out);
 /// The same for bfloat16 values.

@@ -1,10 +1,10 @@
 #include "embed/one_hot.hpp"
 
-#include <algorithm>
-
 #include "checks.hpp"
-#include "embed/logits.hpp"
 #include "embed/lookup.hpp"
+#include "kernels.hpp"
+#include "kernels_narrow.hpp"
+#include "parallel.hpp"
 
 namespace embed {
 
@@ -29,13 +29,6 @@ RowVector row_times_matrix(const RowVector& vec, const Table& matrix) { return r
 
 namespace {
 
-/// How many rows of `row_bytes` each go in a block of about 96 KiB: a multiple of 3 (the GEMM's block), at least 3.
-Index rows_per_block(Index row_bytes) {
-    constexpr Index kBlockBytes = Index{96} << 10;  // under glibc's 128 KiB mmap threshold: reused heap, no page faults
-    const Index rows = kBlockBytes / std::max<Index>(row_bytes, 1);
-    return std::max<Index>(rows - rows % 3, 3);
-}
-
 // table is (V, d) of Scalar, ids is (n), returns (n, d) in double: the one-hot rows times the table.
 template <class Scalar>
 Table one_hot_product(BasicTableView<Scalar> table, Ids ids) {
@@ -46,28 +39,15 @@ Table one_hot_product(BasicTableView<Scalar> table, Ids ids) {
     // The one-hot rows, explicit, times the table as a matrix product: every
     // one of the n * V * d products is still taken, zeros included, but the
     // cores' arithmetic stays busy where one row at a time waits on memory.
-    // out(i, c) is one-hot row i dotted with table column c, which is batched
-    // logits over the table's columns, so the columns are laid out as rows.
-    // Both are done a block at a time, reused, so the call holds two blocks
-    // of about 96 KiB, not a second table (for V = 512: 24 ids and 24 columns).
-    // A float32 or bfloat16 table's columns are widened a block at a time
-    // (exactly), so its products and sums are those of the widened table.
-    const Index ids_per_block = std::min(rows_per_block(vocab * Index{sizeof(double)}), std::max<Index>(n, 1));
-    const Index columns_per_block = std::min(rows_per_block(vocab * Index{sizeof(double)}), std::max<Index>(dim, 1));
+    // Each sum runs over the table's rows in order, as row_times_matrix's, so
+    // row i is row_times_matrix(one_hot(ids[i]), table) bit for bit. The
+    // one-hot rows are made a few at a time (one_hot_times_table), never all
+    // n x V at once, and a float32 or bfloat16 table is widened as it is read.
     Table rows(n, dim);
-    Table one_hot_rows = Table::Zero(ids_per_block, vocab);
-    Table columns(columns_per_block, vocab);
-    for (Index c = 0; c < dim; c += columns_per_block) {
-        const Index width = std::min(columns_per_block, dim - c);
-        columns.topRows(width) = table.middleCols(c, width).transpose().template cast<double>();
-        for (Index i = 0; i < n; i += ids_per_block) {
-            const Index count = std::min(ids_per_block, n - i);
-            for (Index k = 0; k < count; ++k) one_hot_rows(k, ids[static_cast<std::size_t>(i + k)]) = 1.0;
-            const Table block = logits(columns, one_hot_rows);  // (ids_per_block, columns_per_block)
-            rows.block(i, c, count, width) = block.topLeftCorner(count, width);
-            for (Index k = 0; k < count; ++k) one_hot_rows(k, ids[static_cast<std::size_t>(i + k)]) = 0.0;
-        }
-    }
+    detail::parallel_for(n, vocab * dim, [&](Index begin, Index end) {
+        detail::one_hot_times_table(table.data(), vocab, dim, ids.data() + begin, end - begin,
+                                    rows.data() + begin * dim);
+    });
     return rows;
 }
 

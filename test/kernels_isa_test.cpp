@@ -209,6 +209,7 @@ TEST(AtLineOffsetOf, CopiesToTheOffsetOfTheOtherPointerOnlyWhenItDiffers) {
 // ---- The float32 and bfloat16 row kernels ----
 
 // A stored value widened by hand: a float32 converts exactly, a bfloat16 is the top half of a float32.
+double widened(double v) { return v; }
 double widened(float v) { return static_cast<double>(v); }
 double widened(Eigen::bfloat16 v) {
     return static_cast<double>(std::bit_cast<float>(std::uint32_t{std::bit_cast<std::uint16_t>(v)} << 16));
@@ -304,6 +305,42 @@ TYPED_TEST(NarrowKernelsOnOneInstructionSet, AllPairsAreTheDocumentedSumsOfTheWi
             }
         }
     }
+}
+
+// The one-hot product: for ids around the blocks of 5 and groups of 65, vocabularies across the chunks of 256
+// rows and widths around the blocks of 8 columns, every entry must be the explicit loop's sum over the rows in
+// order from 0.0 of (1.0 or 0.0) times the value widened by hand.
+template <class Narrow>
+void expect_one_hot_times_table_in_order() {
+    for (const auto& [vocab, dim] : {std::pair<Index, Index>{1, 1}, {9, 7}, {300, 8}, {513, 17}}) {
+        const std::vector<Narrow> table = some_narrow_values<Narrow>(static_cast<std::size_t>(vocab * dim), 9);
+        for (const Index n : {1, 6, 70}) {
+            std::vector<Index> ids(static_cast<std::size_t>(n));
+            for (Index k = 0; k < n; ++k) ids[static_cast<std::size_t>(k)] = (k * 37 + 5) % vocab;
+            std::vector<double> out(static_cast<std::size_t>(n * dim), -7.0);
+            embed::detail::one_hot_times_table(table.data(), vocab, dim, ids.data(), n, out.data());
+            for (Index k = 0; k < n; ++k) {
+                for (Index c = 0; c < dim; ++c) {
+                    double sum = 0.0;
+                    for (Index v = 0; v < vocab; ++v) {
+                        const double one_hot = v == ids[static_cast<std::size_t>(k)] ? 1.0 : 0.0;
+                        sum += one_hot * widened(table[static_cast<std::size_t>(v * dim + c)]);
+                    }
+                    ASSERT_EQ(std::bit_cast<std::uint64_t>(out[static_cast<std::size_t>(k * dim + c)]),
+                              std::bit_cast<std::uint64_t>(sum))
+                        << vocab << "x" << dim << " n " << n << " id " << k << " column " << c;
+                }
+            }
+        }
+    }
+}
+
+TYPED_TEST(NarrowKernelsOnOneInstructionSet, OneHotTimesTableSumsEveryRowInOrder) {
+    expect_one_hot_times_table_in_order<TypeParam>();
+}
+
+TEST_F(KernelsOnOneInstructionSet, OneHotTimesTableSumsEveryRowInOrder) {
+    expect_one_hot_times_table_in_order<double>();
 }
 
 // Narrow values with every bfloat16 bit pattern as their top 16 bits (for float32, low bits set in every

@@ -1,5 +1,7 @@
 // Lookup as a product: a one-hot row times the table. Checked against explicit
 // loops, and the whole route against lookup with zero difference.
+#include <bit>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -80,6 +82,41 @@ TEST_P(LookupViaOneHotShapes, EqualsLookupExactly) {
 
 INSTANTIATE_TEST_SUITE_P(Shapes, LookupViaOneHotShapes,
                          testing::Values(Shape{1, 1}, Shape{7, 3}, Shape{3, 7}, Shape{512, 64}));
+
+// The same bits, where a NaN matches any NaN (which operand's payload an addition keeps is the compiler's choice).
+bool SameBitsOrBothNaN(double a, double b) {
+    if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+    return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+}
+
+// Every row of the batched product is row_times_matrix (an explicit loop over the rows in order) of that id's
+// one-hot row, bit for bit: on tables holding -0.0, infinities and NaN, with vocabularies across the kernel's
+// chunks of 256 rows, widths around its blocks of 8 columns, and id counts around its blocks of 5 and groups
+// of 65, repeated ids among them.
+TEST(LookupViaOneHot, EachRowIsRowTimesMatrixBitForBit) {
+    for (const auto& [vocab, dim] : {Shape{1, 1}, Shape{9, 3}, Shape{300, 8}, Shape{513, 13}, Shape{257, 67}}) {
+        Table table = embed::make_table(vocab, dim, 7);
+        table(0, 0) = -0.0;
+        table(vocab - 1, dim - 1) = std::numeric_limits<double>::infinity();
+        if (vocab > 2) table(vocab / 2, 0) = std::numeric_limits<double>::quiet_NaN();
+        for (const Index n : {1, 4, 6, 70}) {
+            std::vector<Index> ids;
+            for (Index k = 0; k < n; ++k) ids.push_back((k * 37 + k / 3) % vocab);
+            const Table rows = embed::lookup_via_one_hot(table, ids);
+            ASSERT_EQ(rows.rows(), n);
+            ASSERT_EQ(rows.cols(), dim);
+            for (Index k = 0; k < n; ++k) {
+                const Index id = ids[static_cast<std::size_t>(k)];
+                const RowVector want = embed::row_times_matrix(embed::one_hot(id, vocab), table);
+                for (Index c = 0; c < dim; ++c) {
+                    ASSERT_TRUE(SameBitsOrBothNaN(rows(k, c), want[c]))
+                        << vocab << "x" << dim << " n " << n << " row " << k << " column " << c << ": " << rows(k, c)
+                        << " against " << want[c];
+                }
+            }
+        }
+    }
+}
 
 TEST(LookupViaOneHot, RejectsBadIdsLikeLookup) {
     const Table table = embed::make_table(5, 2, 1);

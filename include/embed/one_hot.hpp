@@ -15,7 +15,7 @@ RowVector row_times_matrix(const RowVector& vec, const Table& matrix);
 RowVector row_times_matrix(const RowVector& vec, TableView matrix);
 
 /// table is (V, d), ids is (n), returns (n, d): each id's one_hot row times the table, all V * d products taken
-/// (the n rows as one matrix product; the same values as row_times_matrix row by row).
+/// (the n rows as one matrix product; row i is row_times_matrix(one_hot(ids[i], V), table) bit for bit).
 Table lookup_via_one_hot(const Table& table, Ids ids);
 /// The same on a table the caller holds elsewhere, (V, d), read in place.
 Table lookup_via_one_hot(TableView table, Ids ids);
