@@ -470,10 +470,13 @@ template <Index P, Index Q>
 }
 
 // AVX-512 has 32 vector registers, one Lanes each: 4 x 6 accumulators, 6 b
-// rows and an a row fit without spilling.
+// rows and an a row fit without spilling. The lane-class GEMM of AVX2 with
+// 8-double registers (panels of 16 or 24 b rows, 8 a rows per block) was no
+// faster on Zen 5, one thread, n = 64: 26-29 billion multiply-adds a second
+// on GPT-2's shape against 27-35 for this kernel, and 14 against 19 on 512 x 64.
 EMBED_TARGET_AVX512 void dot_all_pairs_avx512(const double* a, Index n, const double* b, Index m,
                                                              Index dim, double* out, Index out_stride) {
-    dot_all_pairs_tiled<4, 6>(a, n, b, m, dim, out, out_stride);
+    dot_all_pairs_tiled<4, kAvx512PairBlock>(a, n, b, m, dim, out, out_stride);
 }
 
 EMBED_MULTIVERSION_NARROW void dot_all_pairs_narrow(const double* a, Index n, const double* b, Index m, Index dim,

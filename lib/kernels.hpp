@@ -85,4 +85,7 @@ void one_hot_times_table(const double* table, Index vocab, Index dim, const Inde
 /// True where dot_all_pairs runs its AVX-512 kernel, which reads b in double (the narrow GEMMs widen blocks for it).
 bool all_pairs_on_avx512();
 
+/// b rows per block of dot_all_pairs' AVX-512 kernel: a multiple of it keeps every b row in the fast blocks.
+inline constexpr Index kAvx512PairBlock = 6;
+
 }  // namespace embed::detail

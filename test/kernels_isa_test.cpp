@@ -279,32 +279,44 @@ TYPED_TEST(NarrowKernelsOnOneInstructionSet, DotRowsIsTheDocumentedSumOfTheWiden
 // The narrow GEMM: a rows (double) against b rows stored narrow, b starting at a few offsets from a line,
 // with counts around the block edges (5 a rows, 8 b rows per panel) and a wider output; every entry must
 // be the documented order's on b's row widened by hand, and the columns past m stay the caller's.
+// Every entry of dot_all_pairs on n a rows and m narrow b rows of `dim` values, the b rows `b_start` values
+// past a cache line, must be the documented order's sum over the b row widened by hand.
+template <class Narrow>
+void expect_narrow_all_pairs_in_order(Index dim, Index b_start, Index n, Index m) {
+    const std::vector<double> a = some_values(static_cast<std::size_t>(n * dim), 7);
+    std::vector<Narrow> buffer = some_narrow_values<Narrow>(static_cast<std::size_t>(m * dim + 64), 8);
+    const Narrow* b = first_line_start(buffer) + b_start;
+    const Index stride = m + 2;
+    std::vector<double> out(static_cast<std::size_t>(n * stride), -7.0);
+    embed::detail::dot_all_pairs(a.data(), n, b, m, dim, out.data(), stride);
+    const std::string where = "d " + std::to_string(dim) + " b at " + std::to_string(b_start) + " n " +
+                              std::to_string(n) + " m " + std::to_string(m);
+    for (Index t = 0; t < m; ++t) {
+        std::vector<double> row(static_cast<std::size_t>(dim));
+        for (Index c = 0; c < dim; ++c) row[static_cast<std::size_t>(c)] = widened(b[t * dim + c]);
+        for (Index i = 0; i < n; ++i) {
+            ASSERT_EQ(out[static_cast<std::size_t>(i * stride + t)],
+                      dot_in_documented_order(a.data() + i * dim, row.data(), dim))
+                << where << " pair " << i << ", " << t;
+        }
+    }
+    for (Index i = 0; i < n; ++i) ASSERT_EQ(out[static_cast<std::size_t>(i * stride + m)], -7.0) << where;
+}
+
 TYPED_TEST(NarrowKernelsOnOneInstructionSet, AllPairsAreTheDocumentedSumsOfTheWidenedRows) {
-    using Narrow = TypeParam;
     for (const Index dim : kWidths) {
         for (const Index b_start : {0, 3}) {
             for (const auto& [n, m] : {std::pair<Index, Index>{1, 1}, {4, 7}, {5, 8}, {6, 9}, {11, 17}}) {
-                const std::vector<double> a = some_values(static_cast<std::size_t>(n * dim), 7);
-                std::vector<Narrow> buffer = some_narrow_values<Narrow>(static_cast<std::size_t>(m * dim + 64), 8);
-                const Narrow* b = first_line_start(buffer) + b_start;
-                const Index stride = m + 2;
-                std::vector<double> out(static_cast<std::size_t>(n * stride), -7.0);
-                embed::detail::dot_all_pairs(a.data(), n, b, m, dim, out.data(), stride);
-                const std::string where = "d " + std::to_string(dim) + " b at " + std::to_string(b_start) + " n " +
-                                          std::to_string(n) + " m " + std::to_string(m);
-                for (Index t = 0; t < m; ++t) {
-                    std::vector<double> row(static_cast<std::size_t>(dim));
-                    for (Index c = 0; c < dim; ++c) row[static_cast<std::size_t>(c)] = widened(b[t * dim + c]);
-                    for (Index i = 0; i < n; ++i) {
-                        ASSERT_EQ(out[static_cast<std::size_t>(i * stride + t)],
-                                  dot_in_documented_order(a.data() + i * dim, row.data(), dim))
-                            << where << " pair " << i << ", " << t;
-                    }
-                }
-                for (Index i = 0; i < n; ++i) ASSERT_EQ(out[static_cast<std::size_t>(i * stride + m)], -7.0) << where;
+                expect_narrow_all_pairs_in_order<TypeParam>(dim, b_start, n, m);
             }
         }
     }
+}
+
+// Rows so wide that the AVX-512 path widens only a few b rows at a time (256 KiB of doubles): 7 fit at
+// d = 4099, which it rounds down to its kernel's blocks of 6; 5 fit at d = 6000. 17 rows cross several blocks.
+TYPED_TEST(NarrowKernelsOnOneInstructionSet, AllPairsOfWideRowsCrossTheWidenedBlocks) {
+    for (const Index dim : {4099, 6000}) expect_narrow_all_pairs_in_order<TypeParam>(dim, 0, 5, 17);
 }
 
 // The one-hot product: for ids around the blocks of 5 and groups of 65, vocabularies across the chunks of 256
