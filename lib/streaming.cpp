@@ -37,30 +37,44 @@ void require_in(Index value, Index low, Index high, const char* what) {
 
 }  // namespace
 
-// From `embed_bench --sweep` (tools/bench/README.md has the runs):
-// - rows, every vendor: four rows per step. On Zen 3 four rows side by side
-//   read 15-45 % faster than one, on GPT-2's shape and the 1 GiB table.
-// - rows, the prefetch hint: AMD and Intel disagree. On Zen 3, with four rows
-//   per step, no software prefetch was the best setting in all four sweeps and
-//   prefetcht0 8 KiB ahead 3-8 % behind it. On an Intel Xeon (Emerald Rapids),
-//   one row per step, the hardware prefetchers alone left logits on GPT-2's
-//   shape at 17.7 ms, and prefetcht0 4 KiB ahead took it to 14.7 ms (the
-//   non-temporal hint we shipped: 23.1 ms). So Intel keeps prefetcht0, 8 KiB
-//   ahead in each of the four streams, and the others ask nothing.
-//   EMBED_PREFETCH forces either.
-// - gather, every vendor: prefetcht0 for the row two ahead; every hint and
-//   distance was within about 10 % on Zen 3, and t0 among the best.
-StreamSettings default_stream_settings_for(CpuVendor vendor) {
-    const PrefetchHint rows_hint = vendor == CpuVendor::intel ? PrefetchHint::t0 : PrefetchHint::none;
-    return {rows_hint, 8192, 4, PrefetchHint::t0, 2};
+// From `embed_bench --sweep` and head-to-head runs of its best settings
+// (tools/bench/README.md has the runs). No one setting was good on every CPU
+// we measured, so the defaults depend on whether the CPU has AVX-512, which
+// here parts the newer server cores we measured from the older one:
+// - without AVX-512 (Zen 3): four rows per step, no software prefetch. Four
+//   rows side by side read 15-45 % faster than one, and no prefetch was the
+//   best setting in all four sweeps, prefetcht0 8 KiB ahead 3-8 % behind it,
+//   one row with prefetcht0 4 KiB ahead 1.14-1.47x.
+// - with AVX-512 (Zen 5, Intel Xeon): one row per step, prefetcht0 4 KiB
+//   ahead. On an Intel Xeon (Emerald Rapids) that took logits on GPT-2's shape
+//   from 17.7 ms with the hardware prefetchers alone to 14.7 ms (the
+//   non-temporal hint: 23.1 ms). On Zen 5, in 41 and 21 alternating rounds on
+//   GPT-2's shape and the 1 GiB table, it was 1.04x and 1.10x the best
+//   setting (one row, the non-temporal hint, which Intel rules out), where
+//   the Zen 3 choice was 1.39x and 1.25x.
+// EMBED_PREFETCH and EMBED_ROWS_PER_STEP force either (the distance is the same).
+// - gather, every CPU: prefetcht0 for the row two ahead; every hint and
+//   distance was within about 10 % on Zen 3 and 11 % on Zen 5, and t0 among
+//   the best.
+StreamSettings default_stream_settings_for(CpuKind kind) {
+    if (kind == CpuKind::with_avx512) return {PrefetchHint::t0, 4096, 1, PrefetchHint::t0, 2};
+    return {PrefetchHint::none, 4096, 4, PrefetchHint::t0, 2};
 }
 
-CpuVendor this_cpu_vendor() {
+CpuKind this_cpu_kind() {
 #if defined(__x86_64__)
-    return __builtin_cpu_is("intel") ? CpuVendor::intel : CpuVendor::other;
+    return __builtin_cpu_supports("avx512f") ? CpuKind::with_avx512 : CpuKind::without_avx512;
 #else
-    return CpuVendor::other;
+    return CpuKind::without_avx512;
 #endif
+}
+
+Index rows_per_step_named(const char* text, Index fallback) {
+    if (text == nullptr) return fallback;
+    for (const char* rows : {"1", "2", "4"}) {
+        if (std::strcmp(text, rows) == 0) return rows[0] - '0';
+    }
+    return fallback;
 }
 
 PrefetchHint hint_named(const char* hint_text, PrefetchHint fallback) {
@@ -73,8 +87,9 @@ PrefetchHint hint_named(const char* hint_text, PrefetchHint fallback) {
 }
 
 StreamSettings default_stream_settings() {
-    StreamSettings settings = default_stream_settings_for(this_cpu_vendor());
+    StreamSettings settings = default_stream_settings_for(this_cpu_kind());
     settings.row_hint = hint_named(std::getenv("EMBED_PREFETCH"), settings.row_hint);
+    settings.rows_per_step = rows_per_step_named(std::getenv("EMBED_ROWS_PER_STEP"), settings.rows_per_step);
     return settings;
 }
 

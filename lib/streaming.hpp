@@ -1,9 +1,9 @@
 #pragma once
 // How the loops that stream a table ask for memory before they use it: the
 // software prefetch hint, how far ahead, and how many rows one step reads.
-// The defaults were chosen with `embed_bench --sweep` on AMD EPYC and with
-// the prefetch figures measured on an Intel Xeon (lib/streaming.cpp says
-// which; tools/bench/README.md has the runs). The sweep changes them through
+// The defaults were chosen with `embed_bench --sweep` on AMD EPYC Zen 3 and
+// Zen 5 and with the prefetch figures measured on an Intel Xeon
+// (lib/streaming.cpp says which; tools/bench/README.md has the runs). The sweep changes them through
 // set_stream_settings to find the best setting on a new CPU. No setting
 // changes a result: every row is still summed in dot_kernel's order.
 
@@ -29,20 +29,23 @@ struct StreamSettings {
     Index gather_rows_ahead;   // how many rows ahead of the one being copied it asks for
 };
 
-/// Whose CPU the defaults are chosen for: the two differ in the row loops' prefetch hint.
-enum class CpuVendor { intel, other };
+/// Which CPUs the defaults are chosen for: the two kinds differ in how the row loops stream.
+enum class CpuKind { with_avx512, without_avx512 };
 
-/// The CPU this process runs on, as __builtin_cpu_is tells (other off x86-64).
-CpuVendor this_cpu_vendor();
+/// The kind of CPU this process runs on, as __builtin_cpu_supports("avx512f") tells (without off x86-64).
+CpuKind this_cpu_kind();
 
-/// The settings the library ships with for a vendor's CPUs.
-StreamSettings default_stream_settings_for(CpuVendor vendor);
+/// The settings the library ships with for a kind of CPU.
+StreamSettings default_stream_settings_for(CpuKind kind);
+
+/// text as rows per step ("1", "2" or "4"); `fallback` when it is null or none of them.
+Index rows_per_step_named(const char* text, Index fallback);
 
 /// hint_text as a hint name ("none", "nta", "t2", "t1", "t0"); `fallback` when it is null or none of them.
 PrefetchHint hint_named(const char* hint_text, PrefetchHint fallback);
 
-/// The defaults for this CPU, with the row loops' hint forced by EMBED_PREFETCH=none|nta|t2|t1|t0 if set
-/// (an unknown value is ignored, as EMBED_NUM_THREADS's are).
+/// The defaults for this CPU, with the row loops' hint forced by EMBED_PREFETCH=none|nta|t2|t1|t0 and their
+/// rows per step by EMBED_ROWS_PER_STEP=1|2|4 if set (an unknown value is ignored, as EMBED_NUM_THREADS's are).
 StreamSettings default_stream_settings();
 
 /// The settings in force now.

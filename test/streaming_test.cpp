@@ -101,23 +101,50 @@ TEST(StreamSettings, NamesEveryHint) {
     EXPECT_STREQ(embed::detail::hint_name(PrefetchHint::t0), "t0");
 }
 
-// Intel keeps prefetcht0 in the row loops, every other CPU asks nothing; both read four rows per step
-// (lib/streaming.cpp says why). The two paths give the same bits: see the test below and kernels_isa_test.
-TEST(StreamSettings, DefaultsDifferOnlyInTheRowHintBetweenVendors) {
-    const StreamSettings intel = embed::detail::default_stream_settings_for(embed::detail::CpuVendor::intel);
-    const StreamSettings other = embed::detail::default_stream_settings_for(embed::detail::CpuVendor::other);
-    EXPECT_EQ(intel.row_hint, PrefetchHint::t0);
-    EXPECT_EQ(other.row_hint, PrefetchHint::none);
-    for (const StreamSettings& s : {intel, other}) {
-        EXPECT_EQ(s.rows_per_step, 4);
-        EXPECT_EQ(s.row_distance_bytes, 8192);
+// CPUs with AVX-512 read one row per step with prefetcht0 4 KiB ahead, the others four rows with no
+// software prefetch (lib/streaming.cpp says why); the gather is the same on both. Both kinds' settings are
+// ones set_stream_settings accepts, and each gives the documented order's bits: see the test below, which
+// runs every setting, and kernels_isa_test.
+TEST(StreamSettings, DefaultsDifferInHowTheRowLoopsStreamBetweenKindsOfCpu) {
+    DefaultsAfter restore;
+    using embed::detail::CpuKind;
+    const StreamSettings avx512 = embed::detail::default_stream_settings_for(CpuKind::with_avx512);
+    const StreamSettings older = embed::detail::default_stream_settings_for(CpuKind::without_avx512);
+    EXPECT_EQ(avx512.row_hint, PrefetchHint::t0);
+    EXPECT_EQ(avx512.rows_per_step, 1);
+    EXPECT_EQ(older.row_hint, PrefetchHint::none);
+    EXPECT_EQ(older.rows_per_step, 4);
+    for (const StreamSettings& s : {avx512, older}) {
+        EXPECT_EQ(s.row_distance_bytes, 4096);
         EXPECT_EQ(s.gather_hint, PrefetchHint::t0);
         EXPECT_EQ(s.gather_rows_ahead, 2);
+        embed::detail::set_stream_settings(s);
+        EXPECT_TRUE(same(embed::detail::stream_settings(), s));
     }
+#if defined(__x86_64__)
+    const bool has_avx512 = __builtin_cpu_supports("avx512f");
+#else
+    const bool has_avx512 = false;
+#endif
+    EXPECT_EQ(embed::detail::this_cpu_kind(), has_avx512 ? CpuKind::with_avx512 : CpuKind::without_avx512);
+}
+
+TEST(StreamSettings, EmbedRowsPerStepForcesTheRowsAndUnknownValuesAreIgnored) {
+    const StreamSettings own = embed::detail::default_stream_settings_for(embed::detail::this_cpu_kind());
+    for (const auto& [text, expected] : {std::pair<const char*, Index>{"1", 1}, {"2", 2}, {"4", 4},
+                                         {"3", own.rows_per_step}, {"", own.rows_per_step},
+                                         {"04", own.rows_per_step}, {"4 ", own.rows_per_step}}) {
+        ASSERT_EQ(setenv("EMBED_ROWS_PER_STEP", text, 1), 0);
+        const StreamSettings forced = embed::detail::default_stream_settings();
+        EXPECT_EQ(forced.rows_per_step, expected) << "EMBED_ROWS_PER_STEP=" << text;
+        EXPECT_EQ(forced.row_hint, own.row_hint);
+    }
+    ASSERT_EQ(unsetenv("EMBED_ROWS_PER_STEP"), 0);
+    EXPECT_EQ(embed::detail::default_stream_settings().rows_per_step, own.rows_per_step);
 }
 
 TEST(StreamSettings, EmbedPrefetchForcesTheRowHintAndUnknownNamesAreIgnored) {
-    const StreamSettings own = embed::detail::default_stream_settings_for(embed::detail::this_cpu_vendor());
+    const StreamSettings own = embed::detail::default_stream_settings_for(embed::detail::this_cpu_kind());
     for (const auto& [text, expected] : {std::pair<const char*, PrefetchHint>{"none", PrefetchHint::none},
                                          {"nta", PrefetchHint::nta}, {"t2", PrefetchHint::t2},
                                          {"t1", PrefetchHint::t1}, {"t0", PrefetchHint::t0},
