@@ -52,13 +52,15 @@ void require_in(Index value, Index low, Index high, const char* what) {
 //   GPT-2's shape and the 1 GiB table, it was 1.04x and 1.10x the best
 //   setting (one row, the non-temporal hint, which Intel rules out), where
 //   the Zen 3 choice was 1.39x and 1.25x.
-// EMBED_PREFETCH and EMBED_ROWS_PER_STEP force either (the distance is the same).
+// EMBED_PREFETCH and EMBED_ROWS_PER_STEP force either. The distance also
+// serves the float32 and bfloat16 loops, which always use prefetcht0 and
+// four rows: 8 KiB as measured on Zen 3; on Zen 5, 1 to 8 KiB were alike.
 // - gather, every CPU: prefetcht0 for the row two ahead; every hint and
 //   distance was within about 10 % on Zen 3 and 11 % on Zen 5, and t0 among
 //   the best.
 StreamSettings default_stream_settings_for(CpuKind kind) {
     if (kind == CpuKind::with_avx512) return {PrefetchHint::t0, 4096, 1, PrefetchHint::t0, 2};
-    return {PrefetchHint::none, 4096, 4, PrefetchHint::t0, 2};
+    return {PrefetchHint::none, 8192, 4, PrefetchHint::t0, 2};
 }
 
 CpuKind this_cpu_kind() {

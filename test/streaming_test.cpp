@@ -112,10 +112,11 @@ TEST(StreamSettings, DefaultsDifferInHowTheRowLoopsStreamBetweenKindsOfCpu) {
     const StreamSettings older = embed::detail::default_stream_settings_for(CpuKind::without_avx512);
     EXPECT_EQ(avx512.row_hint, PrefetchHint::t0);
     EXPECT_EQ(avx512.rows_per_step, 1);
+    EXPECT_EQ(avx512.row_distance_bytes, 4096);
     EXPECT_EQ(older.row_hint, PrefetchHint::none);
     EXPECT_EQ(older.rows_per_step, 4);
+    EXPECT_EQ(older.row_distance_bytes, 8192);
     for (const StreamSettings& s : {avx512, older}) {
-        EXPECT_EQ(s.row_distance_bytes, 4096);
         EXPECT_EQ(s.gather_hint, PrefetchHint::t0);
         EXPECT_EQ(s.gather_rows_ahead, 2);
         embed::detail::set_stream_settings(s);
