@@ -1,6 +1,7 @@
 #include "parallel.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
@@ -24,16 +25,51 @@ namespace {
 // n / d rounded up, without the overflow of (n + d - 1) / d for n near 2^63.
 Index ceil_div(Index n, Index d) { return n / d + (n % d != 0 ? 1 : 0); }
 
-int detect_workers() {
-    if (const char* env = std::getenv("EMBED_NUM_THREADS")) {
-        const long requested = std::strtol(env, nullptr, 10);
-        if (requested >= 1) return static_cast<int>(std::min<long>(requested, kMaxWorkers));
-    }
+// Cores this process may run on.
+int usable_cores() {
 #if defined(__linux__)
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(CPU_COUNT(&set), 1);
 #endif
     return static_cast<int>(std::max(std::thread::hardware_concurrency(), 1U));
+}
+
+int detect_workers() {
+    if (const char* env = std::getenv("EMBED_NUM_THREADS")) {
+        const long requested = std::strtol(env, nullptr, 10);
+        if (requested >= 1) return static_cast<int>(std::min<long>(requested, kMaxWorkers));
+    }
+    return usable_cores();
+}
+
+// Tells the core a thread is spinning (lets a hyperthread sibling run, and saves power).
+inline void pause_a_moment() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+}
+
+// How long a thread checks for the next step before it sleeps. Waking a
+// sleeping thread costs a system call on one side and a reschedule on the
+// other: measured on a 2-core VM (Zen 5), 512 x 64 lookup_into of 4096 ids
+// took 47 us on two threads that slept between calls, 44 us on one, and 20 us
+// on two that spin first. Calls often come back to back (a Python loop over
+// the module, a batch of lookups), so the helpers spin this long after a
+// loop before they sleep, as OpenMP's threads do, and so does a caller
+// waiting for the helpers to finish.
+constexpr auto kSpinFor = std::chrono::microseconds(200);
+
+// Checks ready() until it is true (returns true) or kSpinFor has passed (returns ready()).
+template <class Ready>
+bool spin_until(Ready ready) {
+    const auto give_up = std::chrono::steady_clock::now() + kSpinFor;
+    for (unsigned spins = 1;; ++spins) {
+        if (ready()) return true;
+        pause_a_moment();
+        if (spins % 64 == 0 && std::chrono::steady_clock::now() >= give_up) return ready();
+    }
 }
 
 // Helper threads that sleep until a loop is posted. One loop runs at a time;
@@ -47,7 +83,9 @@ int detect_workers() {
 // core takes over what the slower one has not started.
 class Pool {
 public:
-    explicit Pool(int helpers) {
+    // Spinning only pays while every thread has a core of its own: a helper
+    // spinning on a core the caller needs would slow the caller down.
+    explicit Pool(int helpers) : spin_(helpers < usable_cores()) {
         for (int h = 0; h < helpers; ++h) {
             try {
                 helpers_.emplace_back([this, h] { serve(h + 1); });
@@ -64,7 +102,7 @@ public:
     ~Pool() {
         {
             std::lock_guard<std::mutex> lock(mutex_);
-            stopping_ = true;
+            stopping_.store(true, std::memory_order_release);
         }
         wake_.notify_all();
         for (std::thread& helper : helpers_) helper.join();
@@ -88,13 +126,15 @@ public:
             pieces_ = piece_total = ceil_div(n, piece);
             next_piece_.store(0, std::memory_order_relaxed);
             threads_ = threads;
-            pending_ = threads - 1;
-            ++generation_;
+            pending_.store(threads - 1, std::memory_order_relaxed);
+            generation_.fetch_add(1, std::memory_order_release);
         }
-        wake_.notify_all();
+        wake_.notify_all();  // no system call when every helper is still spinning
         take_pieces(body, context, n, piece, piece_total);
+        const auto helpers_done = [this] { return pending_.load(std::memory_order_acquire) == 0; };
+        if (spin_ && spin_until(helpers_done)) return;
         std::unique_lock<std::mutex> lock(mutex_);
-        done_.wait(lock, [this] { return pending_ == 0; });
+        done_.wait(lock, helpers_done);
     }
 
 private:
@@ -116,11 +156,16 @@ private:
             Index n = 0;
             Index piece = 0;
             Index pieces = 0;
+            const auto posted = [&] {
+                return stopping_.load(std::memory_order_acquire) ||
+                       generation_.load(std::memory_order_acquire) != seen;
+            };
+            if (spin_) spin_until(posted);
             {
                 std::unique_lock<std::mutex> lock(mutex_);
-                wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
-                if (stopping_) return;
-                seen = generation_;
+                wake_.wait(lock, posted);
+                if (stopping_.load(std::memory_order_relaxed)) return;
+                seen = generation_.load(std::memory_order_relaxed);
                 if (slot >= threads_) continue;
                 body = body_;
                 context = context_;
@@ -130,8 +175,9 @@ private:
             }
             take_pieces(body, context, n, piece, pieces);
             {
+                // Under the lock, so a caller about to sleep on done_ cannot miss it.
                 std::lock_guard<std::mutex> lock(mutex_);
-                --pending_;
+                pending_.fetch_sub(1, std::memory_order_release);
             }
             done_.notify_one();
         }
@@ -149,9 +195,11 @@ private:
     Index pieces_ = 0;
     std::atomic<Index> next_piece_{0};
     Index threads_ = 0;
-    Index pending_ = 0;
-    unsigned long generation_ = 0;
-    bool stopping_ = false;
+    // Read while spinning, outside the lock; written under it.
+    std::atomic<Index> pending_{0};
+    std::atomic<unsigned long> generation_{0};
+    std::atomic<bool> stopping_{false};
+    const bool spin_;
 };
 
 // The process's one pool, started on first use. fork() copies only the
