@@ -488,16 +488,28 @@ EMBED_MULTIVERSION_NARROW void dot_all_pairs_narrow(const double* a, Index n, co
 
 namespace {
 
-EMBED_MULTIVERSION
-void one_hot_times_table_multiversioned(const double* table, Index vocab, Index dim, const Index* ids, Index n,
-                                        double* out) {
-    one_hot_gemm::one_hot_times_table(table, vocab, dim, ids, n, out);
+EMBED_TARGET_AVX512 void one_hot_times_table_avx512(const double* table, Index vocab, Index dim, const Index* ids,
+                                                    Index n, double* out) {
+    one_hot_gemm::one_hot_times_table<one_hot_gemm::LanesBlocks>(table, vocab, dim, ids, n, out);
+}
+
+EMBED_MULTIVERSION_NARROW
+void one_hot_times_table_narrow(const double* table, Index vocab, Index dim, const Index* ids, Index n, double* out) {
+    one_hot_gemm::one_hot_times_table<one_hot_gemm::QuadBlocks>(table, vocab, dim, ids, n, out);
 }
 
 }  // namespace
 
 void one_hot_times_table(const double* table, Index vocab, Index dim, const Index* ids, Index n, double* out) {
-    one_hot_times_table_multiversioned(table, vocab, dim, ids, n, out);
+    if (all_pairs_on_avx512()) {
+        one_hot_times_table_avx512(table, vocab, dim, ids, n, out);
+    } else {
+        one_hot_times_table_narrow(table, vocab, dim, ids, n, out);
+    }
+}
+
+Index one_hot_ids_per_block(const double*) {
+    return all_pairs_on_avx512() ? one_hot_gemm::LanesBlocks::kIds : one_hot_gemm::QuadBlocks::kIds;
 }
 
 bool all_pairs_on_avx512() {

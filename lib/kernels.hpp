@@ -82,6 +82,10 @@ void dot_all_pairs(const double* a, Index n, const double* b, Index m, Index dim
 /// one_hot(ids[i]) times the table, all vocab * dim products, each sum over the rows in order from 0.0.
 void one_hot_times_table(const double* table, Index vocab, Index dim, const Index* ids, Index n, double* out);
 
+/// Ids one_hot_times_table computes together on this CPU (table's type picks the kernel): split the ids in
+/// multiples of it, so no block is part empty.
+Index one_hot_ids_per_block(const double* table);
+
 /// True where dot_all_pairs runs its AVX-512 kernel, which reads b in double (the narrow GEMMs widen blocks for it).
 bool all_pairs_on_avx512();
 

@@ -276,13 +276,13 @@ void dot_all_pairs_bf16(const double* a, Index n, const Eigen::bfloat16* b, Inde
 
 EMBED_MULTIVERSION
 void one_hot_times_table_f32(const float* table, Index vocab, Index dim, const Index* ids, Index n, double* out) {
-    one_hot_gemm::one_hot_times_table(table, vocab, dim, ids, n, out);
+    one_hot_gemm::one_hot_times_table<one_hot_gemm::QuadBlocks>(table, vocab, dim, ids, n, out);
 }
 
 EMBED_MULTIVERSION
 void one_hot_times_table_bf16(const Eigen::bfloat16* table, Index vocab, Index dim, const Index* ids, Index n,
                               double* out) {
-    one_hot_gemm::one_hot_times_table(table, vocab, dim, ids, n, out);
+    one_hot_gemm::one_hot_times_table<one_hot_gemm::QuadBlocks>(table, vocab, dim, ids, n, out);
 }
 
 // The AVX-512 GEMM reads b in double: blocks of b rows widened into a small
@@ -333,6 +333,10 @@ void dot_all_pairs(const double* a, Index n, const Eigen::bfloat16* b, Index m, 
 void one_hot_times_table(const float* table, Index vocab, Index dim, const Index* ids, Index n, double* out) {
     one_hot_times_table_f32(table, vocab, dim, ids, n, out);
 }
+
+Index one_hot_ids_per_block(const float*) { return one_hot_gemm::QuadBlocks::kIds; }
+
+Index one_hot_ids_per_block(const Eigen::bfloat16*) { return one_hot_gemm::QuadBlocks::kIds; }
 
 void one_hot_times_table(const Eigen::bfloat16* table, Index vocab, Index dim, const Index* ids, Index n,
                          double* out) {

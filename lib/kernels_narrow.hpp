@@ -35,6 +35,10 @@ void one_hot_times_table(const float* table, Index vocab, Index dim, const Index
 void one_hot_times_table(const Eigen::bfloat16* table, Index vocab, Index dim, const Index* ids, Index n,
                          double* out);
 
+/// Ids the narrow one-hot GEMMs compute together: split the ids in multiples of it.
+Index one_hot_ids_per_block(const float* table);
+Index one_hot_ids_per_block(const Eigen::bfloat16* table);
+
 /// values is (count), out is (count): out[i] = values[i] widened to double, exactly.
 void widen_values(const float* values, Index count, double* out);
 /// The same for bfloat16 values.

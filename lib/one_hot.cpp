@@ -43,8 +43,14 @@ Table one_hot_product(BasicTableView<Scalar> table, Ids ids) {
     // row i is row_times_matrix(one_hot(ids[i]), table) bit for bit. The
     // one-hot rows are made a few at a time (one_hot_times_table), never all
     // n x V at once, and a float32 or bfloat16 table is widened as it is read.
+    // The threads take whole blocks of the kernel's ids: a part-empty block
+    // costs a full one.
     Table rows(n, dim);
-    detail::parallel_for(n, vocab * dim, [&](Index begin, Index end) {
+    const Index per_block = detail::one_hot_ids_per_block(table.data());
+    const Index blocks = n / per_block + (n % per_block != 0 ? 1 : 0);
+    detail::parallel_for(blocks, per_block * vocab * dim, [&](Index first, Index last) {
+        const Index begin = first * per_block;
+        const Index end = std::min(last * per_block, n);
         detail::one_hot_times_table(table.data(), vocab, dim, ids.data() + begin, end - begin,
                                     rows.data() + begin * dim);
     });

@@ -8,8 +8,9 @@
 // time, as row_times_matrix does, so row i is row_times_matrix(one_hot(ids[i]),
 // table) bit for bit: 0 * x is a zero (or NaN for an infinite or NaN x), 1 * x
 // is x. The table is read as it is stored, along d: a register block holds 5
-// ids' sums for 8 columns, a value of the one-hot rows is broadcast, and two
-// Quads of a table row give 10 products. Measured on Zen 3, 64 ids on 512 x 64,
+// ids' sums for 8 columns (8 ids' for 16 on AVX-512), a value of the one-hot
+// rows is broadcast, and two vectors of a table row give 10 (16) products.
+// Measured on Zen 3, 64 ids on 512 x 64,
 // 2 threads: 0.12-0.15 ms, against 0.49 ms for the blocks of batched logits
 // over the table's columns it replaces, and 0.13-0.22 ms for numpy's
 // one_hot @ table (OpenBLAS dgemm).
@@ -17,6 +18,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels.hpp"
 #include "lane_class_gemm.hpp"
@@ -28,64 +30,98 @@
 namespace embed::detail::one_hot_gemm {
 
 using namespace row_loops;
-using lane_classes::LineAlignedBuffer;
 
-inline constexpr Index kColumns = 8;     // columns per register block: two Quads
-inline constexpr Index kIdsPerBlock = 5;  // ids per register block: 5 x 2 sums, as the lane-class GEMM
-inline constexpr Index kIdsPerGroup = 13 * kIdsPerBlock;  // ids whose one-hot rows are held at once
-inline constexpr Index kRowsPerChunk = 256;  // table rows per chunk: 8 columns of them, 16 KiB, stay in L1
+// A register block: the sums of Shape::kIds ids for two vectors of columns each.
+// QuadBlocks suits AVX2's 16 registers: 5 x 2 Quads of sums, as the lane-class
+// GEMM. LanesBlocks suits AVX-512's 32: 8 x 2 Lanes of 8 doubles, twice the
+// products per instruction. Measured on Zen 5, 64 ids on 512 x 64, one
+// thread: 0.094-0.097 ms with QuadBlocks, 0.049-0.051 ms with LanesBlocks.
+template <class Vec, Index Ids>
+struct BlockShape {
+    using Vector = Vec;
+    static constexpr Index kWidth = static_cast<Index>(sizeof(Vec) / sizeof(double));  // columns per vector
+    static constexpr Index kIds = Ids;
+};
+using QuadBlocks = BlockShape<Quad, 5>;
+using LanesBlocks = BlockShape<Lanes, 8>;
 
-// The explicit one-hot values of up to kIdsPerGroup ids for table rows [first, first + rows), packed per
-// block of 5 ids as [row][id]: 1.0 where the id is the row, else 0.0 (and 0.0 for the ids past `count`).
+// The one-hot rows of a group of ids, kRowsPerChunk table rows at a time, sit
+// in a buffer on the stack (32 KiB with LanesBlocks). A buffer from malloc
+// cost more than the products in a process that had made no large allocation
+// yet: glibc grew and trimmed its heap around it on every call (perf, Zen 5,
+// 64 ids on 512 x 64, one thread: 0.18-0.25 ms, 47 % of it in the kernel's
+// page-fault handling, against 0.05 ms once another call had raised malloc's
+// thresholds).
+inline constexpr Index kBlocksPerGroup = 2;   // blocks of ids whose one-hot rows are held at once
+inline constexpr Index kRowsPerChunk = 256;   // table rows per chunk: 16 columns of them, 32 KiB, stay in L1
+
+// The explicit one-hot values of up to kBlocksPerGroup * kIds ids for table rows [first, first + rows),
+// packed per block of kIds ids as [row][id]: 1.0 where the id is the row, else 0.0 (and 0.0 for the ids past
+// `count`).
+template <class Shape>
 inline void pack_one_hot(const Index* ids, Index count, Index first, Index rows, double* packed) {
-    const Index blocks = (count + kIdsPerBlock - 1) / kIdsPerBlock;
+    constexpr Index kIds = Shape::kIds;
+    const Index blocks = (count + kIds - 1) / kIds;
     for (Index block = 0; block < blocks; ++block) {
-        double* to = packed + block * rows * kIdsPerBlock;
+        double* to = packed + block * rows * kIds;
         for (Index v = 0; v < rows; ++v) {
-            for (Index p = 0; p < kIdsPerBlock; ++p) {
-                const Index i = block * kIdsPerBlock + p;
-                to[v * kIdsPerBlock + p] = i < count && ids[i] == first + v ? 1.0 : 0.0;
+            for (Index p = 0; p < kIds; ++p) {
+                const Index i = block * kIds + p;
+                to[v * kIds + p] = i < count && ids[i] == first + v ? 1.0 : 0.0;
             }
         }
     }
 }
 
-// One block of 5 ids and 8 columns over `rows` table rows: the sums so far
-// from out (rows of `dim`, `count` of them valid), every product added in row
-// order, and back.
-template <class Scalar>
-[[gnu::always_inline]] inline void block_sums(const double* one_hot, const Scalar* table, Index rows, Index dim,
-                                              Index count, double* out) {
-    Quad acc[kIdsPerBlock][2] = {};
-    for (Index p = 0; p < count; ++p) {
-        acc[p][0] = load_quad(out + p * dim);
-        acc[p][1] = load_quad(out + p * dim + 4);
-    }
-    for (Index v = 0; v < rows; ++v) {
-        const Quad low = load_widened_quad(table + v * dim);
-        const Quad high = load_widened_quad(table + v * dim + 4);
-#pragma GCC unroll 8
-        for (Index p = 0; p < kIdsPerBlock; ++p) {
-            const double value = one_hot[v * kIdsPerBlock + p];
-            const Quad broadcast = {value, value, value, value};
-            acc[p][0] += broadcast * low;
-            acc[p][1] += broadcast * high;
-        }
-    }
-    for (Index p = 0; p < count; ++p) {
-        std::memcpy(out + p * dim, &acc[p][0], sizeof acc[p][0]);
-        std::memcpy(out + p * dim + 4, &acc[p][1], sizeof acc[p][1]);
+// Shape::kWidth stored values from p, widened to doubles.
+template <class Shape, class Scalar>
+[[gnu::always_inline]] inline typename Shape::Vector load_columns(const Scalar* p) {
+    if constexpr (std::is_same_v<Scalar, double>) {
+        typename Shape::Vector v;
+        std::memcpy(&v, p, sizeof v);
+        return v;
+    } else {
+        static_assert(std::is_same_v<typename Shape::Vector, Quad>, "narrow tables use QuadBlocks");
+        return load_widened_quad(p);
     }
 }
 
-// The columns past the last whole block of 8, one sum at a time in the same order.
-template <class Scalar>
+// One block of kIds ids and Vectors vectors of columns over `rows` table rows:
+// the sums so far from out (rows of `dim`, `count` of them valid), every
+// product added in row order, and back.
+template <class Shape, Index Vectors, class Scalar>
+[[gnu::always_inline]] inline void block_sums(const double* one_hot, const Scalar* table, Index rows, Index dim,
+                                              Index count, double* out) {
+    using Vector = typename Shape::Vector;
+    constexpr Index kIds = Shape::kIds;
+    constexpr Index kWidth = Shape::kWidth;
+    Vector acc[kIds][Vectors] = {};
+    for (Index p = 0; p < count; ++p) {
+        for (Index j = 0; j < Vectors; ++j) std::memcpy(&acc[p][j], out + p * dim + j * kWidth, sizeof(Vector));
+    }
+    for (Index v = 0; v < rows; ++v) {
+        Vector columns[Vectors];
+        for (Index j = 0; j < Vectors; ++j) columns[j] = load_columns<Shape>(table + v * dim + j * kWidth);
+#pragma GCC unroll 8
+        for (Index p = 0; p < kIds; ++p) {
+            const double value = one_hot[v * kIds + p];
+            for (Index j = 0; j < Vectors; ++j) acc[p][j] += value * columns[j];  // value broadcast to every lane
+        }
+    }
+    for (Index p = 0; p < count; ++p) {
+        for (Index j = 0; j < Vectors; ++j) std::memcpy(out + p * dim + j * kWidth, &acc[p][j], sizeof(Vector));
+    }
+}
+
+// The columns past the last whole vector, one sum at a time in the same order.
+template <class Shape, class Scalar>
 [[gnu::always_inline]] inline void tail_sums(const double* one_hot, const Scalar* table, Index rows, Index dim,
                                              Index first_column, Index count, double* out) {
+    constexpr Index kIds = Shape::kIds;
     for (Index p = 0; p < count; ++p) {
         for (Index c = first_column; c < dim; ++c) {
             double sum = out[p * dim + c];
-            for (Index v = 0; v < rows; ++v) sum += one_hot[v * kIdsPerBlock + p] * widen(table[v * dim + c]);
+            for (Index v = 0; v < rows; ++v) sum += one_hot[v * kIds + p] * widen(table[v * dim + c]);
             out[p * dim + c] = sum;
         }
     }
@@ -93,33 +129,43 @@ template <class Scalar>
 
 /// table is (vocab, dim) row-major, ids is (n) ids in [0, vocab), out is (n, dim) row-major:
 /// out row i = one_hot(ids[i]) times the table, each sum over the rows in order from 0.0.
-template <class Scalar>
+template <class Shape, class Scalar>
 [[gnu::always_inline]] inline void one_hot_times_table(const Scalar* table, Index vocab, Index dim, const Index* ids,
                                                        Index n, double* out) {
+    constexpr Index kIds = Shape::kIds;
+    constexpr Index kWidth = Shape::kWidth;
+    constexpr Index kIdsPerGroup = kBlocksPerGroup * kIds;
     std::fill(out, out + n * dim, 0.0);
-    const Index whole_columns = dim - dim % kColumns;
-    LineAlignedBuffer one_hot(std::min(kIdsPerGroup, n + kIdsPerBlock) * std::min(kRowsPerChunk, vocab));
+    alignas(64) double one_hot_rows[kIdsPerGroup * kRowsPerChunk];
     for (Index first_id = 0; first_id < n; first_id += kIdsPerGroup) {
         const Index group = std::min(kIdsPerGroup, n - first_id);
         double* group_out = out + first_id * dim;
         for (Index first_row = 0; first_row < vocab; first_row += kRowsPerChunk) {
             const Index rows = std::min(kRowsPerChunk, vocab - first_row);
-            pack_one_hot(ids + first_id, group, first_row, rows, one_hot.data());
+            pack_one_hot<Shape>(ids + first_id, group, first_row, rows, one_hot_rows);
             const Scalar* chunk = table + first_row * dim;
-            const Index blocks = (group + kIdsPerBlock - 1) / kIdsPerBlock;
-            // Columns outer: the chunk's 8 columns stay in L1 while every block of ids passes them.
-            for (Index c = 0; c < whole_columns; c += kColumns) {
+            const Index blocks = (group + kIds - 1) / kIds;
+            // Columns outer: the chunk's columns stay in L1 while every block of ids passes them.
+            const auto each_block = [&](auto sums_of_block) {
                 for (Index block = 0; block < blocks; ++block) {
-                    const Index count = std::min(kIdsPerBlock, group - block * kIdsPerBlock);
-                    block_sums(one_hot.data() + block * rows * kIdsPerBlock, chunk + c, rows, dim, count,
-                               group_out + block * kIdsPerBlock * dim + c);
+                    sums_of_block(one_hot_rows + block * rows * kIds, std::min(kIds, group - block * kIds),
+                                  group_out + block * kIds * dim);
                 }
+            };
+            Index c = 0;
+            for (; c + 2 * kWidth <= dim; c += 2 * kWidth) {
+                each_block([&](const double* block_one_hot, Index count, double* block_out) {
+                    block_sums<Shape, 2>(block_one_hot, chunk + c, rows, dim, count, block_out + c);
+                });
             }
-            for (Index block = 0; block < blocks; ++block) {
-                const Index count = std::min(kIdsPerBlock, group - block * kIdsPerBlock);
-                tail_sums(one_hot.data() + block * rows * kIdsPerBlock, chunk, rows, dim, whole_columns, count,
-                          group_out + block * kIdsPerBlock * dim);
+            for (; c + kWidth <= dim; c += kWidth) {
+                each_block([&](const double* block_one_hot, Index count, double* block_out) {
+                    block_sums<Shape, 1>(block_one_hot, chunk + c, rows, dim, count, block_out + c);
+                });
             }
+            each_block([&](const double* block_one_hot, Index count, double* block_out) {
+                tail_sums<Shape>(block_one_hot, chunk, rows, dim, c, count, block_out);
+            });
         }
     }
 }

@@ -319,14 +319,15 @@ TYPED_TEST(NarrowKernelsOnOneInstructionSet, AllPairsOfWideRowsCrossTheWidenedBl
     for (const Index dim : {4099, 6000}) expect_narrow_all_pairs_in_order<TypeParam>(dim, 0, 5, 17);
 }
 
-// The one-hot product: for ids around the blocks of 5 and groups of 65, vocabularies across the chunks of 256
-// rows and widths around the blocks of 8 columns, every entry must be the explicit loop's sum over the rows in
-// order from 0.0 of (1.0 or 0.0) times the value widened by hand.
+// The one-hot product: for ids around the blocks (5 ids for AVX2 and below, 8 for AVX-512) and their groups
+// (10 or 16), vocabularies across the chunks of 256 rows and widths around the blocks of columns (two vectors
+// of 4 or 8, then one, then single columns), every entry must be the explicit loop's sum over the rows in order
+// from 0.0 of (1.0 or 0.0) times the value widened by hand.
 template <class Narrow>
 void expect_one_hot_times_table_in_order() {
-    for (const auto& [vocab, dim] : {std::pair<Index, Index>{1, 1}, {9, 7}, {300, 8}, {513, 17}}) {
+    for (const auto& [vocab, dim] : {std::pair<Index, Index>{1, 1}, {9, 7}, {300, 8}, {513, 17}, {260, 29}}) {
         const std::vector<Narrow> table = some_narrow_values<Narrow>(static_cast<std::size_t>(vocab * dim), 9);
-        for (const Index n : {1, 6, 70}) {
+        for (const Index n : {1, 6, 9, 17, 70}) {
             std::vector<Index> ids(static_cast<std::size_t>(n));
             for (Index k = 0; k < n; ++k) ids[static_cast<std::size_t>(k)] = (k * 37 + 5) % vocab;
             std::vector<double> out(static_cast<std::size_t>(n * dim), -7.0);

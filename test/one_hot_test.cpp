@@ -91,15 +91,16 @@ bool SameBitsOrBothNaN(double a, double b) {
 
 // Every row of the batched product is row_times_matrix (an explicit loop over the rows in order) of that id's
 // one-hot row, bit for bit: on tables holding -0.0, infinities and NaN, with vocabularies across the kernel's
-// chunks of 256 rows, widths around its blocks of 8 columns, and id counts around its blocks of 5 and groups
-// of 65, repeated ids among them.
+// chunks of 256 rows, widths around its blocks of columns (8 or 16, then 4 or 8, then single columns), and id
+// counts around its blocks (5 or 8 ids) and groups (10 or 16), repeated ids among them.
 TEST(LookupViaOneHot, EachRowIsRowTimesMatrixBitForBit) {
-    for (const auto& [vocab, dim] : {Shape{1, 1}, Shape{9, 3}, Shape{300, 8}, Shape{513, 13}, Shape{257, 67}}) {
+    for (const auto& [vocab, dim] :
+         {Shape{1, 1}, Shape{9, 3}, Shape{300, 8}, Shape{513, 13}, Shape{257, 67}, Shape{100, 29}}) {
         Table table = embed::make_table(vocab, dim, 7);
         table(0, 0) = -0.0;
         table(vocab - 1, dim - 1) = std::numeric_limits<double>::infinity();
         if (vocab > 2) table(vocab / 2, 0) = std::numeric_limits<double>::quiet_NaN();
-        for (const Index n : {1, 4, 6, 70}) {
+        for (const Index n : {1, 4, 6, 9, 17, 70}) {
             std::vector<Index> ids;
             for (Index k = 0; k < n; ++k) ids.push_back((k * 37 + k / 3) % vocab);
             const Table rows = embed::lookup_via_one_hot(table, ids);
