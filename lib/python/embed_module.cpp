@@ -360,8 +360,45 @@ py::list to_list(const Scalar* values, Index n) {
     return out;
 }
 
+// Pauses CPython's cyclic garbage collector while a list of row lists is built.
+// Every new list counts toward the collector's next run, and each run
+// traverses every young list item by item: building 4096 rows of 64 took
+// 0.27 ms and the collections it set off 0.6 ms more (Zen 5, Python 3.11),
+// and more in a process holding many objects. Nothing can form a cycle
+// meanwhile (the rows hold numbers or the caller's own objects, and the GIL
+// is held), and the collector runs as usual once they are handed back. A
+// collector the caller had disabled stays disabled.
+class CollectorPaused {
+public:
+    CollectorPaused() : was_enabled_(pause()) {}
+    ~CollectorPaused() {
+        if (was_enabled_) resume();
+    }
+    CollectorPaused(const CollectorPaused&) = delete;
+    CollectorPaused& operator=(const CollectorPaused&) = delete;
+
+private:
+    // Whether the collector was enabled; PyGC_Disable is new in 3.10, and older interpreters collect as usual.
+    static bool pause() {
+#if PY_VERSION_HEX >= 0x030A0000
+        return PyGC_Disable() != 0;
+#else
+        return false;
+#endif
+    }
+
+    static void resume() {
+#if PY_VERSION_HEX >= 0x030A0000
+        PyGC_Enable();
+#endif
+    }
+
+    bool was_enabled_;
+};
+
 template <class Scalar>
 py::list to_lists(const embed::BasicTable<Scalar>& table) {
+    const CollectorPaused paused;
     py::list out(table.rows());
     for (Index r = 0; r < table.rows(); ++r) {
         PyList_SET_ITEM(out.ptr(), r, to_list(table.data() + r * table.cols(), table.cols()).release().ptr());
@@ -531,6 +568,7 @@ py::object lookup(py::handle table_arg, py::handle ids_value) {
     }
     const std::vector<Index> ids = ids_arg(ids_value, vocab);
     embed::check_ids(ids, vocab);
+    const CollectorPaused paused;
     py::list out(ids.size());
     for (std::size_t i = 0; i < ids.size(); ++i) {
         PyObject* copy = PySequence_List(PySequence_Fast_GET_ITEM(rows.ptr(), static_cast<Py_ssize_t>(ids[i])));

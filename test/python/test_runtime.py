@@ -127,3 +127,40 @@ def test_without_numpy_make_table_array_says_it_needs_numpy():
     first, second = result.stdout.splitlines()
     assert first == "ImportError make_table_array needs numpy, which cannot be imported"
     assert len(eval(second)) == 4
+
+
+def test_list_results_are_built_with_the_collector_paused_and_left_as_it_was():
+    # lookup and make_table build thousands of row lists; a collection set off midway would traverse
+    # each of them. None runs during the call, and the collector's state is the caller's afterwards.
+    import gc
+
+    table = embed.make_table(64, 8, 5)
+    ids = [i % 64 for i in range(4096)]
+    collections_during = []
+    inside = [False]
+
+    def note(phase, info):
+        if phase == "start" and inside[0]:
+            collections_during.append(info["generation"])
+
+    gc.callbacks.append(note)
+    try:
+        for call in (lambda: embed.lookup(table, ids), lambda: embed.make_table(4096, 8, 1)):
+            for enabled in (True, False):
+                gc.enable() if enabled else gc.disable()
+                gc.collect()  # from an empty young generation, the call's few other objects set off none
+                inside[0] = True
+                rows = call()
+                inside[0] = False
+                assert gc.isenabled() is enabled
+                assert len(rows) == 4096
+        gc.enable()
+        assert collections_during == []
+        # The rows are ordinary tracked lists: a cycle made through one is still collected.
+        rows = embed.lookup(table, [3])
+        rows[0].append(rows)
+        assert gc.is_tracked(rows[0])
+    finally:
+        inside[0] = False
+        gc.callbacks.remove(note)
+        gc.enable()
