@@ -92,4 +92,11 @@ bool all_pairs_on_avx512();
 /// b rows per block of dot_all_pairs' AVX-512 kernel: a multiple of it keeps every b row in the fast blocks.
 inline constexpr Index kAvx512PairBlock = 6;
 
+/// A double table of at most this many bytes stays in every core's cache (L2 is 512 KiB on Zen 3, more
+/// elsewhere): batched logits then splits its hidden rows between the cores, not the table's rows.
+inline constexpr Index kCachedTableBytes = Index{256} << 10;
+
+/// Hidden rows per piece of that split: each block of table rows the GEMM loads serves this many.
+inline constexpr Index kHiddenRowsPerGroup = 16;
+
 }  // namespace embed::detail

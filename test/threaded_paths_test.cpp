@@ -34,6 +34,7 @@
 #include "all_close.hpp"
 #include "cpython.hpp"
 #include "documented_order.hpp"
+#include "kernels.hpp"
 #include "parallel.hpp"
 
 namespace {
@@ -326,6 +327,34 @@ TEST(ThreadedPaths, BatchedLogitsAreTheSameBitsAtEveryThreadCount) {
     for (Index t = 0; t < kVocab; t += 97) tokens.push_back(t);
     for (Index i = 0; i < n; ++i) {
         for (const Index t : tokens) {
+            const double want = dot_in_documented_order(hidden_rows.row(i).data(), table.row(t).data(), kDim);
+            const double got = results[0](i, t);
+            ASSERT_TRUE(got == want || (std::isnan(got) && std::isnan(want)))
+                << "hidden row " << i << ", token " << t << ": got " << got << ", want " << want;
+        }
+    }
+}
+
+// A table small enough to stay in the cores' caches: batched logits splits the hidden rows between the
+// threads instead (lib/logits.cpp), in groups of kHiddenRowsPerGroup, the last one short here.
+TEST(ThreadedPaths, BatchedLogitsOnACachedTableAreTheSameBitsAtEveryThreadCount) {
+    using embed::detail::kHiddenRowsPerGroup;
+    constexpr Index kSmallVocab = embed::detail::kCachedTableBytes / (kDim * Index{sizeof(double)});
+    constexpr Index kGroups = 8;  // more than the most threads here, so each count is used in full
+    constexpr Index n = kHiddenRowsPerGroup * (kGroups - 1) + 3;
+    Table table = embed::make_table(kSmallVocab, kDim, 41);
+    table(7, 3) = kNaN;
+    table(kSmallVocab - 1, 0) = -kInf;
+    table.row(kSmallVocab / 2).setZero();
+    Table hidden_rows = embed::make_table(n, kDim, 42);
+    hidden_rows(kHiddenRowsPerGroup, 9) = kInf;  // the first row of the second group
+    const auto results = at_each_thread_count(fixed(kGroups, kHiddenRowsPerGroup * kSmallVocab * kDim),
+                                              [&] { return embed::logits(table, hidden_rows); });
+    for (std::size_t i = 1; i < results.size(); ++i) {
+        EXPECT_TRUE(same_bits(results[i], results[0])) << kThreadCounts[i] << " threads against 1";
+    }
+    for (Index i = 0; i < n; ++i) {
+        for (Index t = 0; t < kSmallVocab; ++t) {
             const double want = dot_in_documented_order(hidden_rows.row(i).data(), table.row(t).data(), kDim);
             const double got = results[0](i, t);
             ASSERT_TRUE(got == want || (std::isnan(got) && std::isnan(want)))
