@@ -1,5 +1,7 @@
 #pragma once
-// The row gather behind lookup and scaled_lookup, split between the cores.
+// The row gather behind lookup and scaled_lookup, for tables of every stored
+// type, split between the cores: each output row is filled from one table
+// row by exactly one thread.
 
 #include <cstring>
 
@@ -10,41 +12,69 @@
 
 namespace embed::detail {
 
-/// row is (dim): asks for all its cache lines, to be read soon, with locality Hint (PrefetchHint; -1 asks nothing).
+/// length bytes from first: asks for all their cache lines, to be read soon, with locality Hint (PrefetchHint;
+/// -1 asks nothing).
 template <int Hint>
-inline void prefetch_row(const double* row, Index dim) {
+inline void prefetch_bytes(const void* first, std::size_t length) {
     if constexpr (Hint >= 0) {
-        const auto* bytes = reinterpret_cast<const char*>(row);
-        const auto length = static_cast<std::size_t>(dim) * sizeof(double);
+        const auto* bytes = static_cast<const char*>(first);
         for (std::size_t offset = 0; offset < length; offset += 64) __builtin_prefetch(bytes + offset, 0, Hint);
     }
 }
 
-/// Copies rows [begin, end) of the gather (see gather_rows), asking for the row rows_ahead ahead of each.
-template <int Hint>
-inline void gather_range(const double* source, Ids ids, Index dim, double factor, double* target, Index stride,
-                         Index rows_ahead, Index begin, Index end) {
-    const bool scale = factor != 1.0;
+/// Fills output rows [begin, end) of the gather (see gather_rows_with), asking for the row rows_ahead ahead of each.
+template <int Hint, class Scalar, class OutScalar, class WriteRow>
+inline void gather_range(const Scalar* source, Ids ids, Index dim, OutScalar* target, Index stride,
+                         Index rows_ahead, Index begin, Index end, const WriteRow& write_row) {
+    const auto row_bytes = static_cast<std::size_t>(dim) * sizeof(Scalar);
     for (Index i = begin; i < end; ++i) {
         // The rows are scattered, so the hardware prefetchers only catch on
         // partway through each: ask for a row ahead while copying this one.
-        if (i + rows_ahead < end) prefetch_row<Hint>(source + ids[static_cast<std::size_t>(i + rows_ahead)] * dim, dim);
-        const double* from = source + ids[static_cast<std::size_t>(i)] * dim;
-        double* to = target + i * stride;
-        if (scale) {
-            for (Index c = 0; c < dim; ++c) to[c] = from[c] * factor;
-        } else if (dim > 0) {
-            std::memcpy(to, from, static_cast<std::size_t>(dim) * sizeof(double));
+        if (i + rows_ahead < end) {
+            prefetch_bytes<Hint>(source + ids[static_cast<std::size_t>(i + rows_ahead)] * dim, row_bytes);
         }
+        write_row(source + ids[static_cast<std::size_t>(i)] * dim, target + i * stride);
     }
 }
 
-/// The gather's prefetch hint for a table of `values` doubles: none for a table small enough to stay in the
+/// The gather's prefetch hint for a table of `table_bytes` bytes: none for a table small enough to stay in the
 /// caches (the rows are there already, and each prefetch costs a load slot: on Zen 3, 512 x 64, 4096 ids, the
 /// prefetches were a third of lookup's time), else the settings'.
-inline PrefetchHint gather_hint_for(Index values, const StreamSettings& settings) {
-    constexpr Index kCachedValues = Index{1} << 20;  // 8 MiB of doubles
-    return values <= kCachedValues ? PrefetchHint::none : settings.gather_hint;
+inline PrefetchHint gather_hint_for(Index table_bytes, const StreamSettings& settings) {
+    constexpr Index kCachedBytes = Index{8} << 20;
+    return table_bytes <= kCachedBytes ? PrefetchHint::none : settings.gather_hint;
+}
+
+/// table is (V, d), ids is (n) and already checked, out is (n, d), its rows out.outerStride() apart and apart
+/// from the table: write_row(from, to) fills output row i from table row ids[i]. The prefetch hint and the rows
+/// ahead are the streaming settings' whatever the stored type, so the sweep's choice holds for every table.
+template <class Scalar, class OutScalar, class WriteRow>
+void gather_rows_with(BasicTableView<Scalar> table, Ids ids, Eigen::Ref<BasicTable<OutScalar>> out,
+                      const WriteRow& write_row) {
+    const Index dim = table.cols();
+    const Scalar* source = table.data();
+    OutScalar* target = out.data();
+    const Index stride = out.outerStride();
+    const StreamSettings settings = stream_settings();
+    const Index ahead = settings.gather_rows_ahead;
+    const PrefetchHint hint = gather_hint_for(table.size() * Index{sizeof(Scalar)}, settings);
+    if (out.size() > 0) {
+        prefault_for_writing(target, static_cast<std::size_t>(strided_extent(out)) * sizeof(OutScalar));
+    }
+    // Each output row is written by exactly one thread, so the pages of the
+    // fresh result are also first touched by both cores at once.
+    parallel_for(static_cast<Index>(ids.size()), dim, [&](Index begin, Index end) {
+        const auto range = [&]<int Hint>() {
+            gather_range<Hint>(source, ids, dim, target, stride, ahead, begin, end, write_row);
+        };
+        switch (hint) {
+            case PrefetchHint::none: return range.template operator()<-1>();
+            case PrefetchHint::nta: return range.template operator()<0>();
+            case PrefetchHint::t2: return range.template operator()<1>();
+            case PrefetchHint::t1: return range.template operator()<2>();
+            case PrefetchHint::t0: return range.template operator()<3>();
+        }
+    });
 }
 
 /// table is (V, d), ids is (n) and already checked, out is (n, d), its rows out.outerStride() apart and apart
@@ -52,25 +82,14 @@ inline PrefetchHint gather_hint_for(Index values, const StreamSettings& settings
 /// values are the same, and memcpy is cheaper).
 inline void gather_rows(TableView table, Ids ids, double factor, Eigen::Ref<Table> out) {
     const Index dim = table.cols();
-    const double* source = table.data();
-    double* target = out.data();
-    const Index stride = out.outerStride();
-    const StreamSettings settings = stream_settings();
-    const Index ahead = settings.gather_rows_ahead;
-    const PrefetchHint hint = gather_hint_for(table.size(), settings);
-    if (out.size() > 0) {
-        prefault_for_writing(target, static_cast<std::size_t>(strided_extent(out)) * sizeof(double));
+    if (factor == 1.0) {
+        gather_rows_with<double, double>(table, ids, out, [dim](const double* from, double* to) {
+            if (dim > 0) std::memcpy(to, from, static_cast<std::size_t>(dim) * sizeof(double));
+        });
+        return;
     }
-    // Each output row is written by exactly one thread, so the pages of the
-    // fresh result are also first touched by both cores at once.
-    parallel_for(static_cast<Index>(ids.size()), dim, [&](Index begin, Index end) {
-        switch (hint) {
-            case PrefetchHint::none: return gather_range<-1>(source, ids, dim, factor, target, stride, ahead, begin, end);
-            case PrefetchHint::nta: return gather_range<0>(source, ids, dim, factor, target, stride, ahead, begin, end);
-            case PrefetchHint::t2: return gather_range<1>(source, ids, dim, factor, target, stride, ahead, begin, end);
-            case PrefetchHint::t1: return gather_range<2>(source, ids, dim, factor, target, stride, ahead, begin, end);
-            case PrefetchHint::t0: return gather_range<3>(source, ids, dim, factor, target, stride, ahead, begin, end);
-        }
+    gather_rows_with<double, double>(table, ids, out, [dim, factor](const double* from, double* to) {
+        for (Index c = 0; c < dim; ++c) to[c] = from[c] * factor;
     });
 }
 

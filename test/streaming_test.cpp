@@ -4,6 +4,7 @@
 // be split between threads. Also where the row loops ask for memory ahead
 // (row_loops::StreamAhead), which no result can show.
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <cstdlib>
 #include <utility>
@@ -14,6 +15,7 @@
 
 #include <embed/logits.hpp>
 #include <embed/lookup.hpp>
+#include <embed/precision.hpp>
 #include <embed/python_random.hpp>
 #include <embed/scaling.hpp>
 #include <embed/table.hpp>
@@ -88,9 +90,9 @@ TEST(StreamSettings, RefusesValuesOutsideTheirRangesAndKeepsTheOldOnes) {
 TEST(StreamSettings, TheGatherAsksNothingForATableThatStaysInTheCaches) {
     StreamSettings setting = embed::detail::default_stream_settings();
     setting.gather_hint = PrefetchHint::t1;
-    EXPECT_EQ(embed::detail::gather_hint_for(512 * 64, setting), PrefetchHint::none);
-    EXPECT_EQ(embed::detail::gather_hint_for(Index{1} << 20, setting), PrefetchHint::none);
-    EXPECT_EQ(embed::detail::gather_hint_for((Index{1} << 20) + 1, setting), PrefetchHint::t1);
+    EXPECT_EQ(embed::detail::gather_hint_for(512 * 64 * 8, setting), PrefetchHint::none);
+    EXPECT_EQ(embed::detail::gather_hint_for(Index{8} << 20, setting), PrefetchHint::none);
+    EXPECT_EQ(embed::detail::gather_hint_for((Index{8} << 20) + 1, setting), PrefetchHint::t1);
 }
 
 TEST(StreamSettings, NamesEveryHint) {
@@ -183,7 +185,8 @@ TEST(StreamSettings, EverySettingGivesTheExplicitLoopsValues) {
             setting.row_distance_bytes = 512 * step;
             setting.gather_rows_ahead = step - 1;
             embed::detail::set_stream_settings(setting);
-            ASSERT_EQ(embed::detail::gather_hint_for(table.size(), setting), setting.gather_hint);
+            ASSERT_EQ(embed::detail::gather_hint_for(table.size() * Index{sizeof(double)}, setting),
+                      setting.gather_hint);
             const std::string where = std::string("hint ") + embed::detail::hint_name(setting.row_hint) + " step " +
                                       std::to_string(step);
 
@@ -205,6 +208,55 @@ TEST(StreamSettings, EverySettingGivesTheExplicitLoopsValues) {
             }
         }
     }
+}
+
+// The float32 and bfloat16 gathers follow the same settings: tables past 8 MiB
+// of their own bytes, at 2 threads, under every hint and rows ahead, copy
+// the stored values as they are and widen them for scaled_lookup.
+template <class Narrowed>
+void expect_every_setting_gathers(const Narrowed& table, const std::vector<Index>& ids, const char* type) {
+    using Scalar = typename Narrowed::Scalar;
+    const Index dim = table.cols();
+    const double factor = std::sqrt(static_cast<double>(dim));
+    for (const int hint : {-1, 0, 1, 2, 3}) {
+        for (const Index ahead : {0, 1, 2, 5}) {
+            StreamSettings setting = embed::detail::default_stream_settings();
+            setting.gather_hint = static_cast<PrefetchHint>(hint);
+            setting.gather_rows_ahead = ahead;
+            embed::detail::set_stream_settings(setting);
+            ASSERT_EQ(embed::detail::gather_hint_for(table.size() * Index{sizeof(Scalar)}, setting),
+                      setting.gather_hint);
+            const std::string where = std::string(type) + " hint " + embed::detail::hint_name(setting.gather_hint) +
+                                      " ahead " + std::to_string(ahead);
+            const Narrowed rows = embed::lookup(table, ids);
+            const Table scaled = embed::scaled_lookup(table, ids, dim);
+            for (std::size_t i = 0; i < ids.size(); ++i) {
+                const auto r = static_cast<Index>(i);
+                ASSERT_EQ(std::memcmp(rows.row(r).data(), table.row(ids[i]).data(),
+                                      static_cast<std::size_t>(dim) * sizeof(Scalar)),
+                          0)
+                    << where << " id " << ids[i];
+                for (Index c = 0; c < dim; ++c) {
+                    ASSERT_EQ(scaled(r, c), static_cast<double>(table(ids[i], c)) * factor)
+                        << where << " id " << ids[i] << " column " << c;
+                }
+            }
+        }
+    }
+}
+
+TEST(StreamSettings, EverySettingGathersNarrowTablesAsStored) {
+    const DefaultsAfter restore;
+    embed::detail::set_worker_count(2);
+    const Index dim = 72;
+    constexpr Index kCachedBytes = Index{8} << 20;
+    const Table for_f32 = embed::make_table(kCachedBytes / (dim * 4) + 5, dim, 12);
+    const Table for_bf16 = embed::make_table(kCachedBytes / (dim * 2) + 5, dim, 13);
+    std::vector<Index> ids;
+    for (Index i = 0; i < 4 * embed::detail::kMinWorkPerPiece / dim; ++i) ids.push_back((i * 7919) % for_f32.rows());
+    ASSERT_GT(embed::detail::piece_count(static_cast<Index>(ids.size()), dim), 1);
+    expect_every_setting_gathers(embed::to_f32(for_f32), ids, "float32");
+    expect_every_setting_gathers(embed::to_bf16(for_bf16), ids, "bfloat16");
 }
 
 // The byte offset, from a group's first row, of the value `ahead` values past
