@@ -55,7 +55,7 @@ void require_in(Index value, Index low, Index high, const char* what) {
 // EMBED_PREFETCH and EMBED_ROWS_PER_STEP force either. The distance also
 // serves the float32 and bfloat16 loops, which always use prefetcht0 and
 // four rows: 8 KiB as measured on Zen 3; on Zen 5, 1 to 8 KiB were alike.
-// - gather, every CPU: prefetcht0 for the row two ahead; every hint and
+// - gather, every CPU and stored type: prefetcht0 for the row two ahead; every hint and
 //   distance was within about 10 % on Zen 3 and 11 % on Zen 5, and t0 among
 //   the best.
 StreamSettings default_stream_settings_for(CpuKind kind) {
