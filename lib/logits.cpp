@@ -1,6 +1,5 @@
 #include "embed/logits.hpp"
 
-#include <algorithm>
 #include <cstddef>
 #include <type_traits>
 #include <vector>
@@ -62,10 +61,7 @@ void all_pairs_between_cores(const double* h, Index n, const Stored* rows, Index
     using detail::kHiddenRowsPerGroup;
     const bool table_stays_cached = vocab * dim * Index{sizeof(Stored)} <= detail::kCachedTableBytes;
     if (std::is_same_v<Stored, double> && table_stays_cached && n >= 2 * kHiddenRowsPerGroup) {
-        const Index groups = n / kHiddenRowsPerGroup + (n % kHiddenRowsPerGroup != 0 ? 1 : 0);
-        detail::parallel_for(groups, kHiddenRowsPerGroup * vocab * dim, [&](Index begin, Index end) {
-            const Index first = begin * kHiddenRowsPerGroup;
-            const Index last = std::min(n, end * kHiddenRowsPerGroup);
+        detail::parallel_for_blocks(n, kHiddenRowsPerGroup, vocab * dim, [&](Index first, Index last) {
             detail::dot_all_pairs(h + first * dim, last - first, rows, vocab, dim, scores + first * vocab, vocab);
         });
         return;

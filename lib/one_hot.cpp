@@ -47,10 +47,7 @@ Table one_hot_product(BasicTableView<Scalar> table, Ids ids) {
     // costs a full one.
     Table rows(n, dim);
     const Index per_block = detail::one_hot_ids_per_block(table.data());
-    const Index blocks = n / per_block + (n % per_block != 0 ? 1 : 0);
-    detail::parallel_for(blocks, per_block * vocab * dim, [&](Index first, Index last) {
-        const Index begin = first * per_block;
-        const Index end = std::min(last * per_block, n);
+    detail::parallel_for_blocks(n, per_block, vocab * dim, [&](Index begin, Index end) {
         detail::one_hot_times_table(table.data(), vocab, dim, ids.data() + begin, end - begin,
                                     rows.data() + begin * dim);
     });

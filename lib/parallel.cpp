@@ -22,9 +22,6 @@
 namespace embed::detail {
 namespace {
 
-// n / d rounded up, without the overflow of (n + d - 1) / d for n near 2^63.
-Index ceil_div(Index n, Index d) { return n / d + (n % d != 0 ? 1 : 0); }
-
 // Cores this process may run on.
 int usable_cores() {
 #if defined(__linux__)

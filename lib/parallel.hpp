@@ -37,6 +37,9 @@ void run_chunks(Index n, Index threads, Index pieces, ChunkFunction body, void* 
 /// that is not supported or the buffer is small.
 void prefault_for_writing(void* data, std::size_t bytes);
 
+/// n / d rounded up, without the overflow of (n + d - 1) / d for n near 2^63; d > 0.
+inline Index ceil_div(Index n, Index d) { return n / d + (n % d != 0 ? 1 : 0); }
+
 /// Pieces a thread's share is cut into: enough for a fast core to take over from a slow one, few
 /// enough that each piece stays one long sequential stream.
 inline constexpr Index kPiecesPerThread = 8;
@@ -73,6 +76,15 @@ void parallel_for(Index n, Index cost_per_item, Body&& body) {
         n, threads, piece_count(n, cost_per_item),
         [](void* context, Index begin, Index end) { (*static_cast<BodyType*>(context))(begin, end); },
         const_cast<void*>(static_cast<const void*>(&body)));
+}
+
+/// parallel_for over whole blocks of `block` items (the last one may be short): body(begin, end) gets item
+/// ranges that start and end on block boundaries, or at n.
+template <class Body>
+void parallel_for_blocks(Index n, Index block, Index cost_per_item, Body&& body) {
+    parallel_for(ceil_div(n, block), block * cost_per_item, [&](Index first, Index last) {
+        body(first * block, std::min(last * block, n));
+    });
 }
 
 }  // namespace embed::detail
