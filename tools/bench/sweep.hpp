@@ -2,8 +2,10 @@
 // embed_bench --sweep: times logits and lookup_into under every streaming
 // setting (prefetch hint and distance, rows per step, gather rows ahead) on
 // one table, in interleaved rounds, and prints each setting's median beside
-// the best, so that on a new CPU one command shows which setting wins and
-// how far the library's default is from it.
+// the fastest; then times the default and the three fastest again, head to
+// head over four times as many rounds, so that on a new CPU one command
+// shows which setting wins and how far the library's default really is
+// from it (the fastest of dozens of noisy medians is fast partly by luck).
 
 #include <embed/types.hpp>
 
