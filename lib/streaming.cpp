@@ -39,33 +39,41 @@ void require_in(Index value, Index low, Index high, const char* what) {
 
 // From `embed_bench --sweep` and head-to-head runs of its best settings
 // (tools/bench/README.md has the runs). No one setting was good on every CPU
-// we measured, so the defaults depend on whether the CPU has AVX-512, which
-// here parts the newer server cores we measured from the older one:
+// we measured, so the defaults depend on the kind of CPU:
 // - without AVX-512 (Zen 3): four rows per step, no software prefetch. Four
 //   rows side by side read 15-45 % faster than one, and no prefetch was the
 //   best setting in all four sweeps, prefetcht0 8 KiB ahead 3-8 % behind it,
 //   one row with prefetcht0 4 KiB ahead 1.14-1.47x.
-// - with AVX-512 (Zen 5, Intel Xeon): one row per step, prefetcht0 4 KiB
-//   ahead. On an Intel Xeon (Emerald Rapids) that took logits on GPT-2's shape
-//   from 17.7 ms with the hardware prefetchers alone to 14.7 ms (the
-//   non-temporal hint: 23.1 ms). On Zen 5, in 41 and 21 alternating rounds on
-//   GPT-2's shape and the 1 GiB table, it was 1.04x and 1.10x the best
-//   setting (one row, the non-temporal hint, which Intel rules out), where
-//   the Zen 3 choice was 1.39x and 1.25x.
-// EMBED_PREFETCH and EMBED_ROWS_PER_STEP force either. The distance also
+// - AMD with AVX-512 (Zen 5): one row per step, the non-temporal prefetch 4
+//   KiB ahead. Head to head against prefetcht0 4 KiB ahead (Intel's choice)
+//   it was faster in every run: by 1-10 % on GPT-2's shape and the 1 GiB
+//   table in 2026-12-01's runs of 41 and 21 rounds, by 6 % and 10 % in the
+//   sweep's 20 rounds on 2026-12-02. The Zen 3 choice was 1.2-1.4x the best.
+// - any other CPU with AVX-512 (Intel Xeon): one row per step, prefetcht0 4
+//   KiB ahead. On an Intel Xeon (Emerald Rapids) that took logits on GPT-2's
+//   shape from 17.7 ms with the hardware prefetchers alone to 14.7 ms, where
+//   the non-temporal hint took 23.1 ms: Zen 5's choice would cost Intel 1.6x.
+// EMBED_PREFETCH and EMBED_ROWS_PER_STEP force any of them. The distance also
 // serves the float32 and bfloat16 loops, which always use prefetcht0 and
-// four rows: 8 KiB as measured on Zen 3; on Zen 5, 1 to 8 KiB were alike.
+// four rows: 8 KiB as measured on Zen 3; on Zen 5, 1 to 8 KiB were alike,
+// and one or four rows with prefetcht0 or the non-temporal hint were within
+// the noise of each other (8 alternating rounds, 2026-12-02).
 // - gather, every CPU and stored type: prefetcht0 for the row two ahead; every hint and
-//   distance was within about 10 % on Zen 3 and 11 % on Zen 5, and t0 among
-//   the best.
+//   distance was within about 10 % on Zen 3 and 11 % on Zen 5, t0 among
+//   the best, and head to head on Zen 5 the fastest or within 4 % of it.
 StreamSettings default_stream_settings_for(CpuKind kind) {
-    if (kind == CpuKind::with_avx512) return {PrefetchHint::t0, 4096, 1, PrefetchHint::t0, 2};
+    switch (kind) {
+        case CpuKind::amd_with_avx512: return {PrefetchHint::nta, 4096, 1, PrefetchHint::t0, 2};
+        case CpuKind::other_with_avx512: return {PrefetchHint::t0, 4096, 1, PrefetchHint::t0, 2};
+        case CpuKind::without_avx512: break;
+    }
     return {PrefetchHint::none, 8192, 4, PrefetchHint::t0, 2};
 }
 
 CpuKind this_cpu_kind() {
 #if defined(__x86_64__)
-    return __builtin_cpu_supports("avx512f") ? CpuKind::with_avx512 : CpuKind::without_avx512;
+    if (!__builtin_cpu_supports("avx512f")) return CpuKind::without_avx512;
+    return __builtin_cpu_is("amd") ? CpuKind::amd_with_avx512 : CpuKind::other_with_avx512;
 #else
     return CpuKind::without_avx512;
 #endif

@@ -29,10 +29,15 @@ struct StreamSettings {
     Index gather_rows_ahead;   // how many rows ahead of the one being copied it asks for
 };
 
-/// Which CPUs the defaults are chosen for: the two kinds differ in how the row loops stream.
-enum class CpuKind { with_avx512, without_avx512 };
+/// Which CPUs the defaults are chosen for: the kinds differ in how the row loops stream best.
+enum class CpuKind {
+    amd_with_avx512,    // measured on Zen 5
+    other_with_avx512,  // measured on an Intel Xeon (Emerald Rapids)
+    without_avx512,     // measured on Zen 3
+};
 
-/// The kind of CPU this process runs on, as __builtin_cpu_supports("avx512f") tells (without off x86-64).
+/// The kind of CPU this process runs on, from __builtin_cpu_supports("avx512f") and __builtin_cpu_is("amd")
+/// (without_avx512 off x86-64).
 CpuKind this_cpu_kind();
 
 /// The settings the library ships with for a kind of CPU.

@@ -103,33 +103,47 @@ TEST(StreamSettings, NamesEveryHint) {
     EXPECT_STREQ(embed::detail::hint_name(PrefetchHint::t0), "t0");
 }
 
-// CPUs with AVX-512 read one row per step with prefetcht0 4 KiB ahead, the others four rows with no
-// software prefetch (lib/streaming.cpp says why); the gather is the same on both. Both kinds' settings are
-// ones set_stream_settings accepts, and each gives the documented order's bits: see the test below, which
-// runs every setting, and kernels_isa_test.
+// CPUs with AVX-512 read one row per step 4 KiB ahead, AMD's with the non-temporal hint and the others' with
+// prefetcht0; CPUs without AVX-512 read four rows per step with no software prefetch (lib/streaming.cpp says
+// why). The gather is the same on all. Every kind's settings are ones set_stream_settings accepts, and each
+// gives the documented order's bits: see the test below, which runs every setting, and kernels_isa_test.
 TEST(StreamSettings, DefaultsDifferInHowTheRowLoopsStreamBetweenKindsOfCpu) {
     DefaultsAfter restore;
     using embed::detail::CpuKind;
-    const StreamSettings avx512 = embed::detail::default_stream_settings_for(CpuKind::with_avx512);
+    const StreamSettings amd = embed::detail::default_stream_settings_for(CpuKind::amd_with_avx512);
+    const StreamSettings intel = embed::detail::default_stream_settings_for(CpuKind::other_with_avx512);
     const StreamSettings older = embed::detail::default_stream_settings_for(CpuKind::without_avx512);
-    EXPECT_EQ(avx512.row_hint, PrefetchHint::t0);
-    EXPECT_EQ(avx512.rows_per_step, 1);
-    EXPECT_EQ(avx512.row_distance_bytes, 4096);
+    EXPECT_EQ(amd.row_hint, PrefetchHint::nta);
+    EXPECT_EQ(intel.row_hint, PrefetchHint::t0);
+    for (const StreamSettings& s : {amd, intel}) {
+        EXPECT_EQ(s.rows_per_step, 1);
+        EXPECT_EQ(s.row_distance_bytes, 4096);
+    }
     EXPECT_EQ(older.row_hint, PrefetchHint::none);
     EXPECT_EQ(older.rows_per_step, 4);
     EXPECT_EQ(older.row_distance_bytes, 8192);
-    for (const StreamSettings& s : {avx512, older}) {
+    for (const StreamSettings& s : {amd, intel, older}) {
         EXPECT_EQ(s.gather_hint, PrefetchHint::t0);
         EXPECT_EQ(s.gather_rows_ahead, 2);
         embed::detail::set_stream_settings(s);
         EXPECT_TRUE(same(embed::detail::stream_settings(), s));
     }
+}
+
+// The kind is read off the CPU with the compiler's own CPU checks, asked here independently.
+TEST(StreamSettings, TheKindOfCpuFollowsAvx512AndTheVendor) {
+    using embed::detail::CpuKind;
 #if defined(__x86_64__)
     const bool has_avx512 = __builtin_cpu_supports("avx512f");
+    const bool is_amd = __builtin_cpu_is("amd");
 #else
     const bool has_avx512 = false;
+    const bool is_amd = false;
 #endif
-    EXPECT_EQ(embed::detail::this_cpu_kind(), has_avx512 ? CpuKind::with_avx512 : CpuKind::without_avx512);
+    const CpuKind expected = !has_avx512 ? CpuKind::without_avx512
+                             : is_amd    ? CpuKind::amd_with_avx512
+                                         : CpuKind::other_with_avx512;
+    EXPECT_EQ(embed::detail::this_cpu_kind(), expected);
 }
 
 TEST(StreamSettings, EmbedRowsPerStepForcesTheRowsAndUnknownValuesAreIgnored) {
