@@ -1,5 +1,9 @@
 #include "kernels_narrow.hpp"
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -58,22 +62,49 @@ template <>
 }
 
 // Eight bfloat16s as one 8-double vector, for AVX-512, where Lanes is one
-// register: the words interleaved with zeros as above, then one vcvtps2pd
-// for all eight, half the conversions of two Quads.
+// register: each bfloat16 moved into the top half of a float32 with zeros
+// below it, then one vcvtps2pd for all eight. On x86-64 with AVX2 or more the
+// eight are loaded into both 16-byte halves of a 32-byte register
+// (vbroadcasti128) and one byte shuffle (vpshufb) places four in each half;
+// interleaving the words with zeros took three shuffles (vpunpcklwd,
+// vpunpckhwd, vperm2i128), and the loop ran at 27 GB/s a core on data in the
+// caches (Zen 5), slower than memory on two cores. Measured on Zen 5, four rows
+// from L1 as the loop reads them: 0.57-0.60 ns per eight values the old way,
+// 0.40-0.43 this way (float32: 0.31).
 typedef float Float8 __attribute__((vector_size(8 * sizeof(float))));
 typedef std::uint16_t Bits16 __attribute__((vector_size(16 * sizeof(std::uint16_t))));
+
+#if defined(__x86_64__) && (EMBED_MULTIVERSIONED || defined(__AVX2__))
+// Not always_inline: GCC and Clang refuse to force code for AVX2 into the
+// callers between here and narrow_rows_avx512, which are built for every
+// instruction set; once those are inlined into it, this is inlined too. The
+// floats go out through memory for the same reason (Clang will not return a
+// 32-byte vector from it to them); inlined, they stay in a register.
+EMBED_TARGET_AVX512 inline void bf16_as_floats(const Eigen::bfloat16* p, float* out) {
+    const __m256i both_halves = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    // Byte k of each 4-byte float: -128 writes a zero, 0..15 takes that byte of the half's 16.
+    const __m256i to_top_halves = _mm256_setr_epi8(-128, -128, 0, 1, -128, -128, 2, 3, -128, -128, 4, 5, -128, -128,
+                                                   6, 7, -128, -128, 8, 9, -128, -128, 10, 11, -128, -128, 12, 13,
+                                                   -128, -128, 14, 15);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_shuffle_epi8(both_halves, to_top_halves));
+}
+#else
+[[gnu::always_inline]] inline void bf16_as_floats(const Eigen::bfloat16* p, float* out) {
+    Bits8 bits;
+    std::memcpy(&bits, p, sizeof bits);
+    const Bits8 zero{};
+    const Bits16 words = __builtin_shufflevector(zero, bits, 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+    std::memcpy(out, &words, sizeof words);
+}
+#endif
 
 [[gnu::always_inline]] inline Lanes load_widened_lanes(const Eigen::bfloat16* p) {
     if constexpr (std::endian::native != std::endian::little) {
         const LanePair pair = load_widened_pair(p);
         return __builtin_shufflevector(pair.lo, pair.hi, 0, 1, 2, 3, 4, 5, 6, 7);
     }
-    Bits8 bits;
-    std::memcpy(&bits, p, sizeof bits);
-    const Bits8 zero{};
-    const Bits16 words = __builtin_shufflevector(zero, bits, 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
     Float8 f;
-    std::memcpy(&f, &words, sizeof f);
+    bf16_as_floats(p, reinterpret_cast<float*>(&f));
     return Lanes{f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7]};
 }
 
