@@ -10,7 +10,8 @@
 //                                              table widened to double)
 //   embed_bench --sweep [--shape=VxD] [--rounds=N]
 //                                              every streaming setting on one table
-//                                              (default GPT-2's shape, 7 rounds)
+//                                              (default GPT-2's shape, 7 rounds), then
+//                                              the default and the fastest head to head
 //   embed_bench --peak=logits|dot|cosine [--shape=VxD] [--dtype=f64|f32|bf16]
 //                                              one call on a fresh table, then
 //                                              print its bytes and the peak RSS as JSON
