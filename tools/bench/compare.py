@@ -12,7 +12,9 @@ The sides take turns: for each shape, in each of ROUNDS rounds, the probe
 runs, then every operation runs on embed and then on each peer before the
 next operation starts. A shared virtual machine's speed drifts by up to 2x
 over minutes; measured back to back, every side sees the same drift, and each
-time printed is the median over the rounds.
+time printed is the median over the rounds. An operation held against the
+read probe shares its process with one: their repetitions interleave, so
+both see the same moment of the machine.
 
     /usr/bin/python3 tools/bench/compare.py --bench build/tools/bench/embed_bench
 
@@ -97,12 +99,14 @@ def median_seconds(fn, repetitions, min_time=0.02, slow=1.0):
     return statistics.median(samples)
 
 
-def run_bench(binary, pattern, smoke, threads=None):
+def run_bench(binary, pattern, smoke, threads=None, interleave=False):
     """Medians in seconds of the benchmarks whose names match the regular expression `pattern`
-    (with EMBED_NUM_THREADS=threads if given)."""
+    (with EMBED_NUM_THREADS=threads if given; with interleave, their repetitions run in one random order)."""
     # Every benchmark keeps its own repetition count; each repetition runs at least this long.
     args = [binary, "--benchmark_format=json", f"--benchmark_filter={pattern}",
             f"--benchmark_min_time={0.01 if smoke else 0.1}"]
+    if interleave:
+        args.append("--benchmark_enable_random_interleaving=true")
     env = dict(os.environ, EMBED_NUM_THREADS=str(threads)) if threads else None
     out = subprocess.run(args, check=True, capture_output=True, text=True, env=env).stdout
     medians = {}
@@ -143,17 +147,28 @@ def measure_rounds(binary, available, items, rounds, smoke, samples, rates, labe
 
     Each round starts with the bandwidth probe (its read and copy bytes per second appended to rates), then
     every item runs on embed (its benchmark in the binary, if `available` has it) and straight after on each
-    of its peers. items are (row key, benchmark name, [(family, function)]) in running order;
-    samples[row key][family] ("embed" for ours) gets the seconds.
+    of its peers. items are (row key, benchmark name, probe that bounds it ("read", "copy" or None),
+    [(family, function)]) in running order; samples[row key][family] ("embed" for ours) gets the seconds,
+    and samples[row key]["probe"] the bytes per second of its probe in the same round: for "read", the read
+    probe timed in embed's process, its repetitions interleaved with the operation's; for "copy", the
+    round's copy probe.
     """
     reps = 3  # timed batches per round for each peer; the rounds give the rest
     for round_number in range(1, rounds + 1):
         probe = run_bench(binary, "^probe_", smoke)
         rates.setdefault("read", []).append((2 * 2**30) / probe["probe_read/2GiB"])
         rates.setdefault("copy", []).append((4 * 2**30) / probe["probe_copy/2GiB"])
-        for key, name, peers in items:
+        for key, name, which, peers in items:
             if name in available:
-                mine = run_bench(binary, f"^{name}/", smoke)[name]
+                if which == "read":
+                    # The machine's speed drifts within a round: a probe minutes earlier is no yardstick.
+                    both = run_bench(binary, f"^(probe_read/2GiB|{name})/", smoke, interleave=True)
+                    mine = both[name]
+                    samples.setdefault(key, {}).setdefault("probe", []).append((2 * 2**30) / both["probe_read/2GiB"])
+                else:
+                    mine = run_bench(binary, f"^{name}/", smoke)[name]
+                    if which == "copy":
+                        samples.setdefault(key, {}).setdefault("probe", []).append(rates["copy"][-1])
                 samples.setdefault(key, {}).setdefault("embed", []).append(mine)
             for family, fn in peers:
                 samples.setdefault(key, {}).setdefault(family, []).append(median_seconds(fn, reps))
@@ -423,6 +438,12 @@ def bytes_and_probe(op, vocab, dim, value_bytes=8):
     return vocab * dim * value_bytes, "read"  # one pass over the table
 
 
+def percent_of_probe(shares, key, moved):
+    """Median over rounds of the bytes per second moved (moved bytes a call) over its probe's in that round, in %."""
+    rounds = shares[key]
+    return statistics.median(100 * moved / seconds / rate for seconds, rate in zip(rounds["embed"], rounds["probe"]))
+
+
 def goal_printer(verdicts):
     """A function goal(text, ok) that prints one goal as a checkbox line and appends ok to verdicts."""
     def goal(text, ok):
@@ -567,7 +588,7 @@ def print_module_table(rows, shapes):
 NARROW_LABEL = {"f32": "float32", "bf16": "bfloat16", "widened_f32": "float32 widened to double"}
 
 
-def print_narrow_table(medians, probe, shapes, cpu):
+def print_narrow_table(medians, shares, shapes, cpu):
     """The float32 / bfloat16 table (issue 11); returns its rows, (type, op, shape) -> (embed, {family: time})."""
     print()
     print("float32 and bfloat16 tables (issue 11): embed's scores summed in double; the peers on the same float32 "
@@ -587,7 +608,7 @@ def print_narrow_table(medians, probe, shapes, cpu):
             gbs = pct = "—"
             if mine:
                 gbs = f"{moved / mine / 1e9:.1f}"
-                pct = f"{100 * moved / mine / probe[shape][which]:.0f} % {which}"
+                pct = f"{percent_of_probe(shares, (dtype, op, shape), moved):.0f} % {which}"
             print(f"| {cpu} | {NARROW_LABEL[dtype]} | {op} | {shape_name(shape)} | {fmt_time(mine)} "
                   f"| {fmt_time(theirs.get('numpy'))} | {fmt_time(theirs.get('torch'))} "
                   f"| {fmt_time(theirs.get('torch index_select'))} | {fmt_ratio(mine, theirs.get('numpy'))} "
@@ -599,7 +620,7 @@ def print_narrow_table(medians, probe, shapes, cpu):
     return rows
 
 
-def print_narrow_goals(rows, probe, peak, cpu):
+def print_narrow_goals(rows, shares, peak, cpu):
     """Issue 11's speed and memory goals, each met or not with its numbers; returns the verdicts."""
     print()
     print(f"Goals of issue 11 (float32 and bfloat16 tables), on {cpu}:")
@@ -615,7 +636,7 @@ def print_narrow_goals(rows, probe, peak, cpu):
         peer = lambda dtype, op, family: rows[(dtype, op, shape)][1].get(family)
         for dtype, op, floor in (("f32", "logits", 90), ("f32", "nearest_by_dot_k5", 90), ("bf16", "logits", 85)):
             table_bytes = shape[0] * shape[1] * NARROW_TYPES[dtype]
-            pct = 100 * table_bytes / t(dtype, op) / probe[shape]["read"]
+            pct = percent_of_probe(shares, (dtype, op, shape), table_bytes)
             goal(f"{n} {dtype} {op} at {pct:.0f} % of the probe's read bandwidth over the {dtype} bytes "
                  f"(goal >= {floor} %)", pct >= floor)
             if dtype == "f32":
@@ -719,7 +740,8 @@ def main():
         families.append(("numpy", numpy_ops(np, table, vocab, dim)))
         if torch is not None:
             families.append(("torch", torch_ops(torch, torch.from_numpy(table), vocab, dim)))
-        items = [((op, shape), f"{op}/{shape_name(shape)}", [(family, ops[op]) for family, ops in families if op in ops])
+        items = [((op, shape), f"{op}/{shape_name(shape)}", bytes_and_probe(op, *shape)[1],
+                  [(family, ops[op]) for family, ops in families if op in ops])
                  for op in OPS]
         measure_rounds(args.bench, ours_available, items, rounds, args.smoke, samples,
                        probe_samples.setdefault(shape, {}), shape_name(shape))
@@ -731,7 +753,7 @@ def main():
     narrow_probe_samples = {}
     for shape in narrow_shapes:
         peers = narrow_peers(np, torch, *shape)
-        items = [((dtype, op, shape), f"{dtype}/{op}/{shape_name(shape)}",
+        items = [((dtype, op, shape), f"{dtype}/{op}/{shape_name(shape)}", bytes_and_probe(op, *shape)[1],
                   [(family, peers[dtype][family][op]) for family in columns if family in peers[dtype]])
                  for dtype, op, columns in NARROW_ROWS]
         measure_rounds(args.bench, ours_available, items, rounds, args.smoke, samples,
@@ -739,8 +761,11 @@ def main():
         del peers, items
     narrow_seconds = time.perf_counter() - narrow_started
 
-    medians = {key: {family: statistics.median(times) for family, times in by_family.items()}
+    medians = {key: {family: statistics.median(times) for family, times in by_family.items() if family != "probe"}
                for key, by_family in samples.items()}
+    # What share of its probe each operation moved: the median over rounds of each round's ratio.
+    shares = {key: {"embed": by_family["embed"], "probe": by_family["probe"]}
+              for key, by_family in samples.items() if "probe" in by_family and "embed" in by_family}
     # Each shape's operations are held against the probe runs of their own rounds.
     probe, narrow_probe = ({shape: {which: statistics.median(r) for which, r in rates.items()}
                            for shape, rates in by_shape.items()}
@@ -771,7 +796,9 @@ def main():
     print_probe(f"Memory-bandwidth probe (2 GiB arrays, {cores} threads; copy counts bytes read plus written), "
                 f"run at the start of each round; medians and ranges per shape's rounds:", probe_samples, probe)
     print(f"Each time is the median over {rounds} round{'s' if rounds > 1 else ''}; in each round embed and the "
-          f"peers ran each operation back to back before the next operation.")
+          f"peers ran each operation back to back before the next operation. % of probe is the median over rounds "
+          f"of the round's bytes per second over its probe's: % read against the read probe run in the same "
+          f"process, their repetitions interleaved; % copy against the round's copy probe.")
     if scaling:
         print(f"logits by thread count (EMBED_NUM_THREADS), after the rounds: {'; '.join(scaling)}")
     print()
@@ -791,7 +818,7 @@ def main():
             gbs = pct = "—"
             if moved and mine:
                 gbs = f"{moved / mine / 1e9:.1f}"
-                pct = f"{100 * moved / mine / probe[shape][which]:.0f} % {which}"
+                pct = f"{percent_of_probe(shares, (op, shape), moved):.0f} % {which}"
             print(f"| {cpu} | {op} | {shape_name(shape)} | {fmt_time(mine)} | {fmt_time(theirs.get('python'))} "
                   f"| {fmt_time(theirs.get('numpy'))} | {fmt_time(theirs.get('torch'))} "
                   f"| {fmt_ratio(mine, theirs.get('python'))} | {fmt_ratio(mine, theirs.get('numpy'))} "
@@ -805,7 +832,7 @@ def main():
     module_verdicts = print_module_table(rows, shapes) if module is not None else []
     print()
     print_probe("The float32 / bfloat16 rounds' probe:", narrow_probe_samples, narrow_probe)
-    narrow_rows = print_narrow_table(medians, narrow_probe, narrow_shapes, cpu)
+    narrow_rows = print_narrow_table(medians, shares, narrow_shapes, cpu)
     if args.smoke:
         return
 
@@ -822,7 +849,7 @@ def main():
         table_bytes = shape[0] * shape[1] * 8
         for op in ("logits", "nearest_by_dot_k5", "nearest_by_cosine_k5"):
             if shape != SMALL:  # 512 x 64 is read from the caches, where the memory probe says nothing
-                read_pct = 100 * table_bytes / t(op) / probe[shape]["read"]
+                read_pct = percent_of_probe(shares, (op, shape), table_bytes)
                 goal(f"{n} {op} at {read_pct:.0f} % of the probe's read bandwidth (goal >= 90 %)", read_pct >= 90)
             if op != "nearest_by_cosine_k5":
                 goal(f"{n} {op} {fmt_time(t(op))} = {t(op) / faster(op):.2f}x the faster peer "
@@ -851,7 +878,7 @@ def main():
         goal(f"peak memory of {op} on the 1 GiB table: {rss / 2**20:.0f} MiB for a {table_bytes / 2**20:.0f} MiB "
              f"table, {over:+.1f} % ({source}; goal <= +5 %)", over <= 5)
     verdicts += module_verdicts
-    verdicts += print_narrow_goals(narrow_rows, narrow_probe, narrow_peak, cpu)
+    verdicts += print_narrow_goals(narrow_rows, shares, narrow_peak, cpu)
     print()
     print(f"{sum(verdicts)} of {len(verdicts)} goals met; load average at the end "
           f"{os.getloadavg()[0]:.2f}. The run took {(time.perf_counter() - started) / 60:.1f} min, "
