@@ -4,6 +4,10 @@
 #include <cmath>
 #include <concepts>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "checks.hpp"
 #include "kernels.hpp"
 #include "kernels_narrow.hpp"
@@ -27,6 +31,31 @@ bool ranks_before(const Neighbour& a, const Neighbour& b) {
 double cosine_from_parts(double dot_ab, double norm_a, double norm_b) {
     if (norm_a == 0.0 || norm_b == 0.0) return 0.0;
     return dot_ab / (norm_a * norm_b);
+}
+
+// dots[j] becomes row j's cosine, cosine_from_parts(dots[j], query_norm,
+// sqrt(squares[j])), for j < count. Two rows per instruction where there is
+// SSE2 (every x86-64): a vector square root, product and division round as
+// the scalar ones do (IEEE 754), so every score keeps its bits. Row by row,
+// with a branch for the zero norm and one for sqrt's errno, this was 36-48 %
+// of nearest_by_cosine on 512 x 64 (Zen 5, perf).
+void cosines_from_parts(double* dots, const double* squares, Index count, double query_norm) {
+    if (query_norm == 0.0) {
+        std::fill(dots, dots + count, 0.0);
+        return;
+    }
+    Index j = 0;
+#if defined(__SSE2__)
+    const __m128d zero = _mm_setzero_pd();
+    const __m128d query = _mm_set1_pd(query_norm);
+    for (; j + 2 <= count; j += 2) {
+        const __m128d row_norm = _mm_sqrt_pd(_mm_loadu_pd(squares + j));
+        const __m128d cosine = _mm_div_pd(_mm_loadu_pd(dots + j), _mm_mul_pd(query, row_norm));
+        // +0.0 where the row's norm is zero, as cosine_from_parts gives.
+        _mm_storeu_pd(dots + j, _mm_andnot_pd(_mm_cmpeq_pd(row_norm, zero), cosine));
+    }
+#endif
+    for (; j < count; ++j) dots[j] = cosine_from_parts(dots[j], query_norm, std::sqrt(squares[j]));
 }
 
 // The k best neighbours seen so far, kept as a heap whose top ranks last,
@@ -71,7 +100,7 @@ void select_in_range(BasicTableView<Scalar> table, Index token_id, const double*
         const Scalar* rows = table.data() + block * dim;
         if (score == Score::cosine) {
             detail::dot_and_square_rows(rows, count, dim, query, dots, squares);
-            for (Index j = 0; j < count; ++j) dots[j] = cosine_from_parts(dots[j], query_norm, std::sqrt(squares[j]));
+            cosines_from_parts(dots, squares, count, query_norm);
         } else {
             detail::dot_rows(rows, count, dim, query, dots);
         }
