@@ -438,9 +438,10 @@ def bytes_and_probe(op, vocab, dim, value_bytes=8):
     return vocab * dim * value_bytes, "read"  # one pass over the table
 
 
-def percent_of_probe(shares, key, moved):
-    """Median over rounds of the bytes per second moved (moved bytes a call) over its probe's in that round, in %."""
-    rounds = shares[key]
+def percent_of_probe(samples, key, moved):
+    """The share of its probe an operation moved (moved bytes a call), in %: the median over rounds of each
+    round's bytes per second over its probe's (samples as measure_rounds fills them)."""
+    rounds = samples[key]
     return statistics.median(100 * moved / seconds / rate for seconds, rate in zip(rounds["embed"], rounds["probe"]))
 
 
@@ -588,7 +589,7 @@ def print_module_table(rows, shapes):
 NARROW_LABEL = {"f32": "float32", "bf16": "bfloat16", "widened_f32": "float32 widened to double"}
 
 
-def print_narrow_table(medians, shares, shapes, cpu):
+def print_narrow_table(medians, samples, shapes, cpu):
     """The float32 / bfloat16 table (issue 11); returns its rows, (type, op, shape) -> (embed, {family: time})."""
     print()
     print("float32 and bfloat16 tables (issue 11): embed's scores summed in double; the peers on the same float32 "
@@ -608,7 +609,7 @@ def print_narrow_table(medians, shares, shapes, cpu):
             gbs = pct = "—"
             if mine:
                 gbs = f"{moved / mine / 1e9:.1f}"
-                pct = f"{percent_of_probe(shares, (dtype, op, shape), moved):.0f} % {which}"
+                pct = f"{percent_of_probe(samples, (dtype, op, shape), moved):.0f} % {which}"
             print(f"| {cpu} | {NARROW_LABEL[dtype]} | {op} | {shape_name(shape)} | {fmt_time(mine)} "
                   f"| {fmt_time(theirs.get('numpy'))} | {fmt_time(theirs.get('torch'))} "
                   f"| {fmt_time(theirs.get('torch index_select'))} | {fmt_ratio(mine, theirs.get('numpy'))} "
@@ -620,7 +621,7 @@ def print_narrow_table(medians, shares, shapes, cpu):
     return rows
 
 
-def print_narrow_goals(rows, shares, peak, cpu):
+def print_narrow_goals(rows, samples, peak, cpu):
     """Issue 11's speed and memory goals, each met or not with its numbers; returns the verdicts."""
     print()
     print(f"Goals of issue 11 (float32 and bfloat16 tables), on {cpu}:")
@@ -636,7 +637,7 @@ def print_narrow_goals(rows, shares, peak, cpu):
         peer = lambda dtype, op, family: rows[(dtype, op, shape)][1].get(family)
         for dtype, op, floor in (("f32", "logits", 90), ("f32", "nearest_by_dot_k5", 90), ("bf16", "logits", 85)):
             table_bytes = shape[0] * shape[1] * NARROW_TYPES[dtype]
-            pct = percent_of_probe(shares, (dtype, op, shape), table_bytes)
+            pct = percent_of_probe(samples, (dtype, op, shape), table_bytes)
             goal(f"{n} {dtype} {op} at {pct:.0f} % of the probe's read bandwidth over the {dtype} bytes "
                  f"(goal >= {floor} %)", pct >= floor)
             if dtype == "f32":
@@ -763,9 +764,6 @@ def main():
 
     medians = {key: {family: statistics.median(times) for family, times in by_family.items() if family != "probe"}
                for key, by_family in samples.items()}
-    # What share of its probe each operation moved: the median over rounds of each round's ratio.
-    shares = {key: {"embed": by_family["embed"], "probe": by_family["probe"]}
-              for key, by_family in samples.items() if "probe" in by_family and "embed" in by_family}
     # Each shape's operations are held against the probe runs of their own rounds.
     probe, narrow_probe = ({shape: {which: statistics.median(r) for which, r in rates.items()}
                            for shape, rates in by_shape.items()}
@@ -818,7 +816,7 @@ def main():
             gbs = pct = "—"
             if moved and mine:
                 gbs = f"{moved / mine / 1e9:.1f}"
-                pct = f"{percent_of_probe(shares, (op, shape), moved):.0f} % {which}"
+                pct = f"{percent_of_probe(samples, (op, shape), moved):.0f} % {which}"
             print(f"| {cpu} | {op} | {shape_name(shape)} | {fmt_time(mine)} | {fmt_time(theirs.get('python'))} "
                   f"| {fmt_time(theirs.get('numpy'))} | {fmt_time(theirs.get('torch'))} "
                   f"| {fmt_ratio(mine, theirs.get('python'))} | {fmt_ratio(mine, theirs.get('numpy'))} "
@@ -832,7 +830,7 @@ def main():
     module_verdicts = print_module_table(rows, shapes) if module is not None else []
     print()
     print_probe("The float32 / bfloat16 rounds' probe:", narrow_probe_samples, narrow_probe)
-    narrow_rows = print_narrow_table(medians, shares, narrow_shapes, cpu)
+    narrow_rows = print_narrow_table(medians, samples, narrow_shapes, cpu)
     if args.smoke:
         return
 
@@ -849,7 +847,7 @@ def main():
         table_bytes = shape[0] * shape[1] * 8
         for op in ("logits", "nearest_by_dot_k5", "nearest_by_cosine_k5"):
             if shape != SMALL:  # 512 x 64 is read from the caches, where the memory probe says nothing
-                read_pct = percent_of_probe(shares, (op, shape), table_bytes)
+                read_pct = percent_of_probe(samples, (op, shape), table_bytes)
                 goal(f"{n} {op} at {read_pct:.0f} % of the probe's read bandwidth (goal >= 90 %)", read_pct >= 90)
             if op != "nearest_by_cosine_k5":
                 goal(f"{n} {op} {fmt_time(t(op))} = {t(op) / faster(op):.2f}x the faster peer "
@@ -878,7 +876,7 @@ def main():
         goal(f"peak memory of {op} on the 1 GiB table: {rss / 2**20:.0f} MiB for a {table_bytes / 2**20:.0f} MiB "
              f"table, {over:+.1f} % ({source}; goal <= +5 %)", over <= 5)
     verdicts += module_verdicts
-    verdicts += print_narrow_goals(narrow_rows, shares, narrow_peak, cpu)
+    verdicts += print_narrow_goals(narrow_rows, samples, narrow_peak, cpu)
     print()
     print(f"{sum(verdicts)} of {len(verdicts)} goals met; load average at the end "
           f"{os.getloadavg()[0]:.2f}. The run took {(time.perf_counter() - started) / 60:.1f} min, "
