@@ -142,6 +142,11 @@ def peak_memory(binary, op, shape, dtype="f64"):
     return report["table_bytes"], peak, source, report["peak_rss_before_table"]
 
 
+def read_rate(medians):
+    """Bytes per second of the read probe (one 2 GiB array summed) among run_bench's medians."""
+    return (2 * 2**30) / medians["probe_read/2GiB"]
+
+
 def measure_rounds(binary, available, items, rounds, smoke, samples, rates, label):
     """Runs items `rounds` times, taking turns, and collects one median per round and side.
 
@@ -156,7 +161,7 @@ def measure_rounds(binary, available, items, rounds, smoke, samples, rates, labe
     reps = 3  # timed batches per round for each peer; the rounds give the rest
     for round_number in range(1, rounds + 1):
         probe = run_bench(binary, "^probe_", smoke)
-        rates.setdefault("read", []).append((2 * 2**30) / probe["probe_read/2GiB"])
+        rates.setdefault("read", []).append(read_rate(probe))
         rates.setdefault("copy", []).append((4 * 2**30) / probe["probe_copy/2GiB"])
         for key, name, which, peers in items:
             if name in available:
@@ -164,7 +169,7 @@ def measure_rounds(binary, available, items, rounds, smoke, samples, rates, labe
                     # The machine's speed drifts within a round: a probe minutes earlier is no yardstick.
                     both = run_bench(binary, f"^(probe_read/2GiB|{name})/", smoke, interleave=True)
                     mine = both[name]
-                    samples.setdefault(key, {}).setdefault("probe", []).append((2 * 2**30) / both["probe_read/2GiB"])
+                    samples.setdefault(key, {}).setdefault("probe", []).append(read_rate(both))
                 else:
                     mine = run_bench(binary, f"^{name}/", smoke)[name]
                     if which == "copy":
