@@ -37,6 +37,16 @@ void run_chunks(Index n, Index threads, Index pieces, ChunkFunction body, void* 
 /// that is not supported or the buffer is small.
 void prefault_for_writing(void* data, std::size_t bytes);
 
+/// A fresh (rows, cols) table, contents unset, its pages mapped up front by prefault_for_writing: huge
+/// pages where it is large, so every later pass reads it at full speed. (In 4 KiB pages, float32 logits
+/// on GPT-2's shape read at 75 % of the read probe on Zen 5, in huge pages at 95-105 %.)
+template <class Scalar>
+BasicTable<Scalar> mapped_table(Index rows, Index cols) {
+    BasicTable<Scalar> table(rows, cols);
+    prefault_for_writing(table.data(), static_cast<std::size_t>(table.size()) * sizeof(Scalar));
+    return table;
+}
+
 /// n / d rounded up, without the overflow of (n + d - 1) / d for n near 2^63; d > 0.
 inline Index ceil_div(Index n, Index d) { return n / d + (n % d != 0 ? 1 : 0); }
 

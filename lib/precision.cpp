@@ -10,7 +10,7 @@ namespace {
 // table is (V, d) in double, returns (V, d) of Scalar, each value rounded once, split between the cores.
 template <class Scalar>
 BasicTable<Scalar> narrowed(TableView table) {
-    BasicTable<Scalar> out(table.rows(), table.cols());
+    BasicTable<Scalar> out = detail::mapped_table<Scalar>(table.rows(), table.cols());
     const double* from = table.data();
     Scalar* to = out.data();
     detail::parallel_for(table.size(), 1, [&](Index begin, Index end) {
@@ -23,7 +23,7 @@ BasicTable<Scalar> narrowed(TableView table) {
 
 template <NarrowScalar Scalar>
 Table to_double(BasicTableView<Scalar> table) {
-    Table out(table.rows(), table.cols());
+    Table out = detail::mapped_table<double>(table.rows(), table.cols());
     const Scalar* from = table.data();
     double* to = out.data();
     detail::parallel_for(table.size(), 1, [&](Index begin, Index end) {

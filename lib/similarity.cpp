@@ -168,6 +168,16 @@ std::vector<Index> ids_of(const std::vector<Neighbour>& neighbours) {
     return ids;
 }
 
+// A copy of table in fresh, mapped pages (huge where large), its rows copied by every core.
+template <class Scalar>
+BasicTable<Scalar> copy_of(BasicTableView<Scalar> table) {
+    BasicTable<Scalar> copy = detail::mapped_table<Scalar>(table.rows(), table.cols());
+    detail::parallel_for(table.rows(), table.cols(), [&](Index begin, Index end) {
+        copy.middleRows(begin, end - begin) = table.middleRows(begin, end - begin);
+    });
+    return copy;
+}
+
 }  // namespace
 
 double dot(Eigen::Ref<const Vector> a, Eigen::Ref<const Vector> b) {
@@ -184,7 +194,7 @@ double cosine(Eigen::Ref<const Vector> a, Eigen::Ref<const Vector> b) {
 
 Table stretch(TableView table, Index token_id, double factor) {
     detail::require_token(token_id, table.rows());
-    Table stretched = table;
+    Table stretched = copy_of(table);
     stretched.row(token_id) *= factor;
     return stretched;
 }
@@ -218,7 +228,7 @@ std::vector<Index> nearest_by_dot(const Table& table, Index token_id, Index k) {
 template <NarrowScalar Scalar>
 BasicTable<Scalar> stretch(BasicTableView<Scalar> table, Index token_id, double factor) {
     detail::require_token(token_id, table.rows());
-    BasicTable<Scalar> stretched = table;
+    BasicTable<Scalar> stretched = copy_of(table);
     for (Index c = 0; c < table.cols(); ++c) {
         stretched(token_id, c) = detail::narrow_to<Scalar>(detail::widen(table(token_id, c)) * factor);
     }

@@ -20,8 +20,7 @@ namespace {
 Table fill_table(Index vocab, Index dim, PythonRandom rng) {
     const Index entries = param_count(vocab, dim);
     detail::checked_mul(entries, static_cast<Index>(sizeof(double)), "table bytes");
-    Table table(vocab, dim);
-    detail::prefault_for_writing(table.data(), static_cast<std::size_t>(entries) * sizeof(double));
+    Table table = detail::mapped_table<double>(vocab, dim);
     // Row-major storage is exactly the order the specification fills in:
     // token 0 column 0 first, then along the row.
     // random() + -0.5 rounds exactly as random() - 0.5 does, in one pass instead of two.

@@ -261,9 +261,8 @@ template <class Out>
 BasicTable<Out> decode_table(const TensorEntry& entry, Bytes bytes, const std::filesystem::path& file,
                              const ChunkDone& done) {
     require_loadable<Out>(entry, bytes, file);
-    BasicTable<Out> table(entry.shape[0], entry.shape[1]);
     // Writing the fresh table costs more in page faults than converting the file; map its pages first.
-    detail::prefault_for_writing(table.data(), static_cast<std::size_t>(table.size()) * sizeof(Out));
+    BasicTable<Out> table = detail::mapped_table<Out>(entry.shape[0], entry.shape[1]);
     if (entry.fortran_order) {
         decode_rows<Out>(entry, bytes, file, 0, table.rows(), table, done);
         return table;
