@@ -97,6 +97,12 @@ typedef std::uint16_t Bits16 __attribute__((vector_size(16 * sizeof(std::uint16_
 }
 #endif
 
+// Eight float32s widened value by value: one vcvtps2pd from memory into a whole register.
+[[gnu::always_inline]] inline Lanes load_widened_lanes(const float* p) {
+    return Lanes{widen(p[0]), widen(p[1]), widen(p[2]), widen(p[3]), widen(p[4]), widen(p[5]), widen(p[6]),
+                 widen(p[7])};
+}
+
 [[gnu::always_inline]] inline Lanes load_widened_lanes(const Eigen::bfloat16* p) {
     if constexpr (std::endian::native != std::endian::little) {
         const LanePair pair = load_widened_pair(p);
@@ -224,8 +230,8 @@ template <class Narrow>
     for (; i < count; ++i) out[i] = widen(values[i]);
 }
 
-// The lanes as two Quads (see LanePair): float32 on every instruction set, bfloat16 on AVX2 and below.
-EMBED_MULTIVERSION
+// The lanes as two Quads (see LanePair), for AVX2 and below.
+EMBED_MULTIVERSION_NARROW
 void dot_rows_f32(const float* rows, Index count, Index dim, const double* x, double* out) {
     narrow_rows<LanePair, false>(rows, count, dim, x, out, nullptr);
 }
@@ -235,7 +241,7 @@ void dot_rows_bf16(const Eigen::bfloat16* rows, Index count, Index dim, const do
     narrow_rows<LanePair, false>(rows, count, dim, x, out, nullptr);
 }
 
-EMBED_MULTIVERSION
+EMBED_MULTIVERSION_NARROW
 void dot_and_square_rows_f32(const float* rows, Index count, Index dim, const double* x, double* out,
                              double* squares) {
     narrow_rows<LanePair, true>(rows, count, dim, x, out, squares);
@@ -247,27 +253,28 @@ void dot_and_square_rows_bf16(const Eigen::bfloat16* rows, Index count, Index di
     narrow_rows<LanePair, true>(rows, count, dim, x, out, squares);
 }
 
-// AVX-512, bfloat16: the lanes as one register, eight values widened by one
-// vcvtps2pd after one 16-byte load and three shuffles. Measured on Zen 5, 2
+// AVX-512: the lanes as one register, eight values widened by one vcvtps2pd
+// (for bfloat16 after one 16-byte load and a shuffle). Measured on Zen 5, 2
 // threads: bfloat16 logits on GPT-2's shape took 2.3-2.4 ms as two Quads and
 // 1.75-1.85 ms this way, on Llama 3's 128256 x 4096 30-36 and 24-28 ms.
-// float32 stays on two Quads: one register was no faster there (GPT-2's
-// shape 2.4-2.9 ms both ways, Llama 3's 38-46 against 34-43 ms), since its
-// two conversions per eight values were never what held it back.
+// float32 on two Quads had GCC keep one of its eight accumulators on the
+// stack (a store and a reload in every step's chain of additions): on one
+// Zen 5 core, rows in the caches, 8.3 billion values a second that way and
+// 13.7 this way, where memory asks for about 7 per core.
 template <bool kSquares, class Narrow>
 EMBED_TARGET_AVX512 void narrow_rows_avx512(const Narrow* rows, Index count, Index dim, const double* x,
                                              double* out, double* squares) {
     narrow_rows<Lanes, kSquares>(rows, count, dim, x, out, squares);
 }
 
-// Which of the two the CPU runs: for bfloat16, the AVX-512 one wherever dot_all_pairs runs its AVX-512 kernel.
+// Which of the two the CPU runs: the AVX-512 one wherever dot_all_pairs runs its AVX-512 kernel.
 template <bool kSquares, class Narrow>
 void narrow_rows_on_this_cpu(const Narrow* rows, Index count, Index dim, const double* x, double* out,
                              double* squares) {
-    if constexpr (std::is_same_v<Narrow, Eigen::bfloat16>) {
-        if (all_pairs_on_avx512()) {
-            narrow_rows_avx512<kSquares>(rows, count, dim, x, out, squares);
-        } else if constexpr (kSquares) {
+    if (all_pairs_on_avx512()) {
+        narrow_rows_avx512<kSquares>(rows, count, dim, x, out, squares);
+    } else if constexpr (std::is_same_v<Narrow, Eigen::bfloat16>) {
+        if constexpr (kSquares) {
             dot_and_square_rows_bf16(rows, count, dim, x, out, squares);
         } else {
             dot_rows_bf16(rows, count, dim, x, out);
