@@ -39,7 +39,7 @@ void prefault_for_writing(void* data, std::size_t bytes);
 
 /// A fresh (rows, cols) table, contents unset, its pages mapped up front by prefault_for_writing: huge
 /// pages where it is large, so every later pass reads it at full speed. (In 4 KiB pages, float32 logits
-/// on GPT-2's shape read at 75 % of the read probe on Zen 5, in huge pages at 95-105 %.)
+/// on GPT-2's shape read at 78-81 % of the read probe on Zen 5, in huge pages at 87-107 %.)
 template <class Scalar>
 BasicTable<Scalar> mapped_table(Index rows, Index cols) {
     BasicTable<Scalar> table(rows, cols);

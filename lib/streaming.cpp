@@ -57,7 +57,9 @@ void require_in(Index value, Index low, Index high, const char* what) {
 // serves the float32 and bfloat16 loops, which always use prefetcht0 and
 // four rows: 8 KiB as measured on Zen 3; on Zen 5, 1 to 8 KiB were alike,
 // and one or four rows with prefetcht0 or the non-temporal hint were within
-// the noise of each other (8 alternating rounds, 2026-12-02).
+// the noise of each other (8 alternating rounds, 2026-12-02; the tables were
+// then in 4 KiB pages and the float32 loop not yet in one register, so the
+// choice is worth measuring again).
 // - gather, every CPU and stored type: prefetcht0 for the row two ahead; every hint and
 //   distance was within about 10 % on Zen 3 and 11 % on Zen 5, t0 among
 //   the best, and head to head on Zen 5 the fastest or within 4 % of it.
