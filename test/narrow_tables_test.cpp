@@ -692,6 +692,9 @@ TYPED_TEST(NarrowTables, EveryThreadCountGivesTheWidenedTablesBits) {
     const std::vector<Neighbour> want_dot = embed::rank_neighbours(wide, 2, 9, Score::dot);
     const std::vector<Neighbour> want_cosine = embed::rank_neighbours(wide, 2, 9, Score::cosine);
     const Table want_scaled = embed::scaled_lookup(wide, ids, 64);
+    // stretch: every row as stored, row 2 times -3 rounded by the reference rounding.
+    embed::BasicTable<Scalar> want_stretch = table;
+    for (Index c = 0; c < dim; ++c) want_stretch(2, c) = narrow<Scalar>(wide(2, c) * -3.0);
     for (const int threads : {1, 2, 7}) {
         const Workers workers(threads);
         ASSERT_EQ(embed::detail::thread_count(vocab, dim), std::min<Index>(threads, 21)) << "the split must happen";
@@ -709,6 +712,10 @@ TYPED_TEST(NarrowTables, EveryThreadCountGivesTheWidenedTablesBits) {
         EXPECT_TRUE(same_rows) << threads << " threads";
         EXPECT_TRUE(SameBits(embed::to_double(table), wide)) << threads << " threads";
         EXPECT_TRUE(SameStored(narrowed_by_library<Scalar>(wide), table)) << threads << " threads";
+        // A block of the result's size freed just before, holding other values: a copy that skipped
+        // rows cannot pass on the bytes of the last table freed (the narrowing's, equal to table).
+        { const embed::BasicTable<Scalar> poison = embed::BasicTable<Scalar>::Constant(vocab, dim, Scalar(7.0)); }
+        EXPECT_TRUE(SameStored(embed::stretch(table, 2, -3.0), want_stretch)) << threads << " threads";
     }
 }
 

@@ -429,6 +429,24 @@ TEST(ThreadedPaths, ScaledLookupIsTheSameBitsAtEveryThreadCount) {
     EXPECT_TRUE(AllClose(results[0], gather_by_loop(table, ids, std::sqrt(768.0)), 0.0));
 }
 
+// stretch copies the table into fresh pages, its rows split between the threads, then scales one row.
+TEST(ThreadedPaths, StretchIsTheSameBitsAtEveryThreadCount) {
+    const Table& table = test_table();
+    const Table before = table;
+    const auto results = at_each_thread_count(fixed(kVocab, kDim), [&] { return embed::stretch(table, kQuery, -2.5); });
+    ASSERT_GE(results[0].size() * Index{sizeof(double)}, kPrefaultBytes);
+    for (std::size_t i = 1; i < results.size(); ++i) {
+        EXPECT_TRUE(same_bits(results[i], results[0])) << kThreadCounts[i] << " threads against 1";
+    }
+    // Every row as it was, NaN and infinities included, and the one row times the factor.
+    Table want(kVocab, kDim);
+    for (Index r = 0; r < kVocab; ++r) {
+        for (Index c = 0; c < kDim; ++c) want(r, c) = r == kQuery ? table(r, c) * -2.5 : table(r, c);
+    }
+    EXPECT_TRUE(same_bits(results[0], want));
+    EXPECT_TRUE(same_bits(table, before)) << "the argument must not change";
+}
+
 // make_table's threaded part is mapping the pages before the (sequential) generator fills them.
 TEST(ThreadedPaths, MakeTableIsTheSameBitsAtEveryThreadCount) {
     const Index page = page_bytes();
