@@ -93,7 +93,7 @@ template <embed::NarrowScalar Scalar>
 embed::BasicTable<Scalar> make_narrow_table(const Shape& s) {
     embed::BasicTable<Scalar> table(s.vocab, s.dim);
     // In huge pages, as the tables load_table, to_f32 and to_bf16 return: in 4 KiB pages float32 logits on
-    // GPT-2's shape read at 75 % of the read probe (Zen 5), and the goals are about the kernels.
+    // GPT-2's shape read at 78-81 % of the read probe (Zen 5), and the goals are about the kernels.
     ask_for_huge_pages(table.data(), static_cast<std::size_t>(table.size()) * sizeof(Scalar));
     embed::PythonRandom rng(embed::SEED);  // make_table fills row-major from this generator, minus 0.5
     // 256 KiB of doubles at a time: small beside any table whose peak memory --peak reports.
