@@ -186,36 +186,47 @@ template <class Acc, bool kSquares, int Hint, Index R, class Narrow>
     }
 }
 
-// How many narrow rows one step reads, and the prefetch hint (prefetcht0).
-// Fixed, not taken from the streaming settings as the double loops' are:
-// each setting is its own copy of the loop in three instruction sets, and
-// the settings' 30 pairs made this file take minutes to compile. Measured on
-// Zen 3 (GPT-2's shape, 2 threads): float32 logits took 22.6 ms with no
-// software prefetch (the double loops' choice there) and 15.8 ms with
-// prefetcht0, bfloat16 18.6 and 11.0 ms; four rows per step. The distance
-// ahead is the settings' (row_distance_bytes): on Zen 5, 1, 2 and 8 KiB
-// were within the noise of each other for both types.
+// How many narrow rows one step reads: four, fixed rather than taken from
+// the streaming settings as the double loops' are, because each setting is
+// its own copy of the loop in three instruction sets, and the settings' 30
+// pairs made this file take minutes to compile. The hint is one of two (the
+// settings' narrow_hint, prefetcht0 or prefetchnta) and the distance the
+// settings' row_distance_bytes. Measured on Zen 3 (GPT-2's shape, 2
+// threads): float32 logits took 22.6 ms with no software prefetch and 15.8 ms
+// with prefetcht0, bfloat16 18.6 and 11.0 ms. lib/streaming.cpp says which
+// hint each kind of CPU gets and why.
 inline constexpr Index kNarrowRowsPerStep = 4;
-inline constexpr int kNarrowHint = static_cast<int>(PrefetchHint::t0);
 
-// count rows from `rows`, kNarrowRowsPerStep at a time, then the rest one at a time.
-template <class Acc, bool kSquares, class Narrow>
-[[gnu::always_inline]] inline void narrow_rows(const Narrow* rows, Index count, Index dim, const double* x,
-                                               double* out, double* squares) {
+// count rows from `rows`, kNarrowRowsPerStep at a time, then the rest one at a time, asking Hint ahead.
+template <class Acc, bool kSquares, int Hint, class Narrow>
+[[gnu::always_inline]] inline void narrow_rows_asking(const Narrow* rows, Index count, Index dim, const double* x,
+                                                      double* out, double* squares, std::uintptr_t distance) {
     constexpr Index R = kNarrowRowsPerStep;
-    const auto distance = static_cast<std::uintptr_t>(stream_settings().row_distance_bytes);
     // squares is null when kSquares is false, and must not be offset then.
     const auto squares_at = [squares](Index t) __attribute__((always_inline)) {
         return kSquares ? squares + t : nullptr;
     };
     Index t = 0;
     for (; t + R <= count; t += R) {
-        narrow_row_group_sums<Acc, kSquares, kNarrowHint, R>(rows + t * dim, x, dim, distance, out + t,
-                                                             squares_at(t));
+        narrow_row_group_sums<Acc, kSquares, Hint, R>(rows + t * dim, x, dim, distance, out + t, squares_at(t));
     }
     for (; t < count; ++t) {
-        narrow_row_group_sums<Acc, kSquares, kNarrowHint, 1>(rows + t * dim, x, dim, distance, out + t,
-                                                             squares_at(t));
+        narrow_row_group_sums<Acc, kSquares, Hint, 1>(rows + t * dim, x, dim, distance, out + t, squares_at(t));
+    }
+}
+
+// narrow_rows_asking with the settings' hint and distance.
+template <class Acc, bool kSquares, class Narrow>
+[[gnu::always_inline]] inline void narrow_rows(const Narrow* rows, Index count, Index dim, const double* x,
+                                               double* out, double* squares) {
+    const StreamSettings settings = stream_settings();
+    const auto distance = static_cast<std::uintptr_t>(settings.row_distance_bytes);
+    if (settings.narrow_hint == PrefetchHint::nta) {
+        narrow_rows_asking<Acc, kSquares, static_cast<int>(PrefetchHint::nta)>(rows, count, dim, x, out, squares,
+                                                                               distance);
+    } else {
+        narrow_rows_asking<Acc, kSquares, static_cast<int>(PrefetchHint::t0)>(rows, count, dim, x, out, squares,
+                                                                              distance);
     }
 }
 

@@ -15,6 +15,7 @@ struct Current {
     std::atomic<int> row_hint;
     std::atomic<Index> row_distance_bytes;
     std::atomic<Index> rows_per_step;
+    std::atomic<int> narrow_hint;
     std::atomic<int> gather_hint;
     std::atomic<Index> gather_rows_ahead;
 };
@@ -23,10 +24,13 @@ Current& current() {
     static Current settings = [] {
         const StreamSettings d = default_stream_settings();
         return Current{static_cast<int>(d.row_hint), d.row_distance_bytes, d.rows_per_step,
-                       static_cast<int>(d.gather_hint), d.gather_rows_ahead};
+                       static_cast<int>(d.narrow_hint), static_cast<int>(d.gather_hint), d.gather_rows_ahead};
     }();
     return settings;
 }
+
+// The float32 and bfloat16 loops are compiled for these two hints only (lib/kernels_narrow.cpp says why).
+bool is_narrow_hint(PrefetchHint hint) { return hint == PrefetchHint::nta || hint == PrefetchHint::t0; }
 
 void require_in(Index value, Index low, Index high, const char* what) {
     if (value < low || value > high) {
@@ -53,23 +57,27 @@ void require_in(Index value, Index low, Index high, const char* what) {
 //   KiB ahead. On an Intel Xeon (Emerald Rapids) that took logits on GPT-2's
 //   shape from 17.7 ms with the hardware prefetchers alone to 14.7 ms, where
 //   the non-temporal hint took 23.1 ms: Zen 5's choice would cost Intel 1.6x.
-// EMBED_PREFETCH and EMBED_ROWS_PER_STEP force any of them. The distance also
-// serves the float32 and bfloat16 loops, which always use prefetcht0 and
-// four rows: 8 KiB as measured on Zen 3; on Zen 5, 1 to 8 KiB were alike,
-// and one or four rows with prefetcht0 or the non-temporal hint were within
-// the noise of each other (8 alternating rounds, 2026-12-02; the tables were
-// then in 4 KiB pages and the float32 loop not yet in one register, so the
-// choice is worth measuring again).
+// EMBED_PREFETCH and EMBED_ROWS_PER_STEP force any of them.
+// - float32 and bfloat16 (four rows per step, the same distance): the hint
+//   follows the double loops' vendor choice, nta on AMD with AVX-512 and t0
+//   elsewhere (EMBED_NARROW_PREFETCH forces either). On Zen 3 t0 made float32
+//   logits 1.4x faster than no prefetch. On Zen 5, tables in huge pages, 7
+//   alternating runs of embed_bench (2026-12-02), medians of the share of
+//   the paired read probe, nta against t0: float32 logits 97 against 88 % on
+//   GPT-2's shape and 89 against 82 % on Llama 3's, bfloat16 89 against 79 %
+//   and 88 against 75 %, float32 nearest_by_dot 97 against 89 % (an earlier
+//   9 runs: nta ahead on three of those four logits). Not yet measured on an
+//   Intel Xeon, where t0 stays for the reason the double loops' does.
 // - gather, every CPU and stored type: prefetcht0 for the row two ahead; every hint and
 //   distance was within about 10 % on Zen 3 and 11 % on Zen 5, t0 among
 //   the best, and head to head on Zen 5 the fastest or within 4 % of it.
 StreamSettings default_stream_settings_for(CpuKind kind) {
     switch (kind) {
-        case CpuKind::amd_with_avx512: return {PrefetchHint::nta, 4096, 1, PrefetchHint::t0, 2};
-        case CpuKind::other_with_avx512: return {PrefetchHint::t0, 4096, 1, PrefetchHint::t0, 2};
+        case CpuKind::amd_with_avx512: return {PrefetchHint::nta, 4096, 1, PrefetchHint::nta, PrefetchHint::t0, 2};
+        case CpuKind::other_with_avx512: return {PrefetchHint::t0, 4096, 1, PrefetchHint::t0, PrefetchHint::t0, 2};
         case CpuKind::without_avx512: break;
     }
-    return {PrefetchHint::none, 8192, 4, PrefetchHint::t0, 2};
+    return {PrefetchHint::none, 8192, 4, PrefetchHint::t0, PrefetchHint::t0, 2};
 }
 
 CpuKind this_cpu_kind() {
@@ -102,6 +110,8 @@ StreamSettings default_stream_settings() {
     StreamSettings settings = default_stream_settings_for(this_cpu_kind());
     settings.row_hint = hint_named(std::getenv("EMBED_PREFETCH"), settings.row_hint);
     settings.rows_per_step = rows_per_step_named(std::getenv("EMBED_ROWS_PER_STEP"), settings.rows_per_step);
+    const PrefetchHint narrow = hint_named(std::getenv("EMBED_NARROW_PREFETCH"), settings.narrow_hint);
+    if (is_narrow_hint(narrow)) settings.narrow_hint = narrow;
     return settings;
 }
 
@@ -109,6 +119,7 @@ StreamSettings stream_settings() {
     const Current& now = current();
     return {static_cast<PrefetchHint>(now.row_hint.load(std::memory_order_relaxed)),
             now.row_distance_bytes.load(std::memory_order_relaxed), now.rows_per_step.load(std::memory_order_relaxed),
+            static_cast<PrefetchHint>(now.narrow_hint.load(std::memory_order_relaxed)),
             static_cast<PrefetchHint>(now.gather_hint.load(std::memory_order_relaxed)),
             now.gather_rows_ahead.load(std::memory_order_relaxed)};
 }
@@ -122,10 +133,15 @@ void set_stream_settings(const StreamSettings& settings) {
     require_in(settings.gather_rows_ahead, 0, 64, "gather rows ahead");
     require_in(static_cast<int>(settings.row_hint), -1, 3, "row prefetch hint");
     require_in(static_cast<int>(settings.gather_hint), -1, 3, "gather prefetch hint");
+    if (!is_narrow_hint(settings.narrow_hint)) {
+        throw std::invalid_argument("narrow prefetch hint " + std::to_string(static_cast<int>(settings.narrow_hint)) +
+                                    " is not nta (0) or t0 (3)");
+    }
     Current& now = current();
     now.row_hint.store(static_cast<int>(settings.row_hint), std::memory_order_relaxed);
     now.row_distance_bytes.store(settings.row_distance_bytes, std::memory_order_relaxed);
     now.rows_per_step.store(settings.rows_per_step, std::memory_order_relaxed);
+    now.narrow_hint.store(static_cast<int>(settings.narrow_hint), std::memory_order_relaxed);
     now.gather_hint.store(static_cast<int>(settings.gather_hint), std::memory_order_relaxed);
     now.gather_rows_ahead.store(settings.gather_rows_ahead, std::memory_order_relaxed);
 }

@@ -25,6 +25,7 @@ struct StreamSettings {
     PrefetchHint row_hint;     // hint of the row loops' prefetch, one per 64-byte line read
     Index row_distance_bytes;  // how far ahead of the line being read it asks
     Index rows_per_step;       // rows read side by side (1, 2 or 4); others fall back to 1
+    PrefetchHint narrow_hint;  // hint of the float32 and bfloat16 row loops (nta or t0; same distance)
     PrefetchHint gather_hint;  // hint of the gather's prefetch of a whole row
     Index gather_rows_ahead;   // how many rows ahead of the one being copied it asks for
 };
@@ -49,8 +50,9 @@ Index rows_per_step_named(const char* text, Index fallback);
 /// hint_text as a hint name ("none", "nta", "t2", "t1", "t0"); `fallback` when it is null or none of them.
 PrefetchHint hint_named(const char* hint_text, PrefetchHint fallback);
 
-/// The defaults for this CPU, with the row loops' hint forced by EMBED_PREFETCH=none|nta|t2|t1|t0 and their
-/// rows per step by EMBED_ROWS_PER_STEP=1|2|4 if set (an unknown value is ignored, as EMBED_NUM_THREADS's are).
+/// The defaults for this CPU, with the row loops' hint forced by EMBED_PREFETCH=none|nta|t2|t1|t0, their
+/// rows per step by EMBED_ROWS_PER_STEP=1|2|4 and the float32 and bfloat16 loops' hint by
+/// EMBED_NARROW_PREFETCH=nta|t0 if set (an unknown value is ignored, as EMBED_NUM_THREADS's are).
 StreamSettings default_stream_settings();
 
 /// The settings in force now.
@@ -58,7 +60,7 @@ StreamSettings stream_settings();
 
 /// Uses `settings` from now on (for embed_bench's sweep and the tests); not while another thread is inside a
 /// library call. Throws std::invalid_argument naming the value for a distance outside [0, 65536], rows per step
-/// other than 1, 2 or 4, or rows ahead outside [0, 64].
+/// other than 1, 2 or 4, rows ahead outside [0, 64], or a narrow hint other than nta or t0.
 void set_stream_settings(const StreamSettings& settings);
 
 /// hint's name as the sweep prints it: "none", "nta", "t2", "t1" or "t0".

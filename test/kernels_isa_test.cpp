@@ -65,7 +65,8 @@ T* first_line_start(std::vector<T>& buffer) {
 
 // Every streaming setting the sweep can choose (lib/streaming.hpp): each
 // prefetch hint at no, short and the default distance, one, two and four rows
-// per step. None may change a bit.
+// per step, and the float32 and bfloat16 loops' two hints in turn, so each
+// meets every distance. None may change a bit.
 std::vector<StreamSettings> every_row_setting() {
     std::vector<StreamSettings> settings;
     for (const int hint : {-1, 0, 1, 2, 3}) {
@@ -75,6 +76,7 @@ std::vector<StreamSettings> every_row_setting() {
                 s.row_hint = static_cast<PrefetchHint>(hint);
                 s.row_distance_bytes = distance;
                 s.rows_per_step = rows;
+                s.narrow_hint = settings.size() % 2 == 0 ? PrefetchHint::nta : PrefetchHint::t0;
                 settings.push_back(s);
             }
         }
@@ -85,7 +87,8 @@ std::vector<StreamSettings> every_row_setting() {
 // The row loops' part of a setting, as a failure message names it.
 std::string setting_label(const StreamSettings& setting) {
     return std::string("hint ") + embed::detail::hint_name(setting.row_hint) + " distance " +
-           std::to_string(setting.row_distance_bytes) + " rows " + std::to_string(setting.rows_per_step);
+           std::to_string(setting.row_distance_bytes) + " rows " + std::to_string(setting.rows_per_step) +
+           " narrow hint " + embed::detail::hint_name(setting.narrow_hint);
 }
 
 // Puts the library's default settings back when a test ends, whatever it set.
@@ -234,8 +237,8 @@ using NarrowTypes = testing::Types<float, Eigen::bfloat16>;
 TYPED_TEST_SUITE(NarrowKernelsOnOneInstructionSet, NarrowTypes);
 
 // Rows start at every offset from a 64-byte line a value of their type can have (16 for float32, 32 for
-// bfloat16), under every streaming setting (the narrow loops take only its distance); each score must be the
-// documented order's on the row widened by hand. 11 rows: groups of 4 with some left over.
+// bfloat16), under every streaming setting (the narrow loops take only its distance and narrow hint); each
+// score must be the documented order's on the row widened by hand. 11 rows: groups of 4 with some left over.
 TYPED_TEST(NarrowKernelsOnOneInstructionSet, DotRowsIsTheDocumentedSumOfTheWidenedRowAtEveryStartAndSetting) {
     using Narrow = TypeParam;
     constexpr Index kStarts = 64 / static_cast<Index>(sizeof(Narrow));

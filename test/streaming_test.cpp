@@ -43,7 +43,7 @@ struct DefaultsAfter {
 
 bool same(const StreamSettings& a, const StreamSettings& b) {
     return a.row_hint == b.row_hint && a.row_distance_bytes == b.row_distance_bytes &&
-           a.rows_per_step == b.rows_per_step && a.gather_hint == b.gather_hint &&
+           a.rows_per_step == b.rows_per_step && a.narrow_hint == b.narrow_hint && a.gather_hint == b.gather_hint &&
            a.gather_rows_ahead == b.gather_rows_ahead;
 }
 
@@ -85,6 +85,12 @@ TEST(StreamSettings, RefusesValuesOutsideTheirRangesAndKeepsTheOldOnes) {
     bad = other;
     bad.gather_hint = static_cast<PrefetchHint>(-2);
     expect_refused(bad, "gather prefetch hint -2");
+    for (const PrefetchHint hint : {PrefetchHint::none, PrefetchHint::t2, PrefetchHint::t1}) {
+        bad = other;
+        bad.narrow_hint = hint;
+        expect_refused(bad, "narrow prefetch hint " + std::to_string(static_cast<int>(hint)) +
+                                " is not nta (0) or t0 (3)");
+    }
 }
 
 TEST(StreamSettings, TheGatherAsksNothingForATableThatStaysInTheCaches) {
@@ -115,6 +121,9 @@ TEST(StreamSettings, DefaultsDifferInHowTheRowLoopsStreamBetweenKindsOfCpu) {
     const StreamSettings older = embed::detail::default_stream_settings_for(CpuKind::without_avx512);
     EXPECT_EQ(amd.row_hint, PrefetchHint::nta);
     EXPECT_EQ(intel.row_hint, PrefetchHint::t0);
+    EXPECT_EQ(amd.narrow_hint, PrefetchHint::nta);
+    EXPECT_EQ(intel.narrow_hint, PrefetchHint::t0);
+    EXPECT_EQ(older.narrow_hint, PrefetchHint::t0);
     for (const StreamSettings& s : {amd, intel}) {
         EXPECT_EQ(s.rows_per_step, 1);
         EXPECT_EQ(s.row_distance_bytes, 4096);
@@ -173,6 +182,22 @@ TEST(StreamSettings, EmbedPrefetchForcesTheRowHintAndUnknownNamesAreIgnored) {
     }
     ASSERT_EQ(unsetenv("EMBED_PREFETCH"), 0);
     EXPECT_EQ(embed::detail::default_stream_settings().row_hint, own.row_hint);
+}
+
+// The float32 and bfloat16 loops are built for two hints only, so the other hints' names are ignored too.
+TEST(StreamSettings, EmbedNarrowPrefetchForcesTheNarrowHintToNtaOrT0Only) {
+    const StreamSettings own = embed::detail::default_stream_settings_for(embed::detail::this_cpu_kind());
+    for (const auto& [text, expected] : {std::pair<const char*, PrefetchHint>{"nta", PrefetchHint::nta},
+                                         {"t0", PrefetchHint::t0}, {"none", own.narrow_hint},
+                                         {"t1", own.narrow_hint}, {"t2", own.narrow_hint},
+                                         {"NTA", own.narrow_hint}, {"", own.narrow_hint}}) {
+        ASSERT_EQ(setenv("EMBED_NARROW_PREFETCH", text, 1), 0);
+        const StreamSettings forced = embed::detail::default_stream_settings();
+        EXPECT_EQ(forced.narrow_hint, expected) << "EMBED_NARROW_PREFETCH=" << text;
+        EXPECT_EQ(forced.row_hint, own.row_hint);
+    }
+    ASSERT_EQ(unsetenv("EMBED_NARROW_PREFETCH"), 0);
+    EXPECT_EQ(embed::detail::default_stream_settings().narrow_hint, own.narrow_hint);
 }
 
 // A table past the size up to which the gather asks for nothing (8 MiB), at

@@ -61,6 +61,10 @@ bool same_row_settings(const StreamSettings& a, const StreamSettings& b) {
            (a.row_hint == PrefetchHint::none || a.row_distance_bytes == b.row_distance_bytes);
 }
 
+bool same_narrow_settings(const StreamSettings& a, const StreamSettings& b) {
+    return a.narrow_hint == b.narrow_hint && a.row_distance_bytes == b.row_distance_bytes;
+}
+
 bool same_gather_settings(const StreamSettings& a, const StreamSettings& b) {
     return a.gather_hint == b.gather_hint &&
            (a.gather_hint == PrefetchHint::none || a.gather_rows_ahead == b.gather_rows_ahead);
@@ -87,6 +91,23 @@ std::vector<Candidate> row_candidates() {
                 }
                 out.push_back({name, s, {}});
             }
+        }
+    }
+    return out;
+}
+
+/// The float32 and bfloat16 loops' settings: both of their hints at every distance (four rows per step always).
+std::vector<Candidate> narrow_candidates() {
+    std::vector<Candidate> out;
+    const StreamSettings base = embed::detail::default_stream_settings();
+    for (const PrefetchHint hint : {PrefetchHint::nta, PrefetchHint::t0}) {
+        for (const Index distance : kDistances) {
+            StreamSettings s = base;
+            s.narrow_hint = hint;
+            s.row_distance_bytes = distance;
+            char name[64];
+            std::snprintf(name, sizeof name, "%s %ld B", embed::detail::hint_name(hint), distance);
+            out.push_back({name, s, {}});
         }
     }
     return out;
@@ -238,6 +259,11 @@ int run_sweep(Index vocab, Index dim, int rounds) {
         "logits (row loops: prefetch hint, distance, rows per step)", row_candidates(),
         [&] { embed::Vector s = embed::logits(table, hidden); asm volatile("" : : "r"(s.data()) : "memory"); }, rounds,
         calls, table_bytes, same_row_settings);
+    const embed::TableF32 narrow = embed::to_f32(table);
+    screen_and_confirm(
+        "float32 logits (float32 and bfloat16 row loops: prefetch hint, distance)", narrow_candidates(),
+        [&] { embed::Vector s = embed::logits(narrow, hidden); asm volatile("" : : "r"(s.data()) : "memory"); },
+        rounds, calls, table_bytes / 2, same_narrow_settings);
     screen_and_confirm(
         "lookup_into, 4096 ids (gather: prefetch hint, rows ahead)", gather_candidates(),
         [&] { embed::lookup_into(table, ids, rows); asm volatile("" : : "r"(rows.data()) : "memory"); }, rounds,
