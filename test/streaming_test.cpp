@@ -7,6 +7,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <cstdlib>
+#include <initializer_list>
 #include <utility>
 #include <string>
 #include <vector>
@@ -155,49 +156,49 @@ TEST(StreamSettings, TheKindOfCpuFollowsAvx512AndTheVendor) {
     EXPECT_EQ(embed::detail::this_cpu_kind(), expected);
 }
 
-TEST(StreamSettings, EmbedRowsPerStepForcesTheRowsAndUnknownValuesAreIgnored) {
+// Sets the environment variable `variable` to each case's text and expects default_stream_settings() to
+// hold the case's value in `field` and this CPU's defaults everywhere else; unset, the defaults throughout.
+template <class Value>
+void expect_variable_forces(const char* variable, Value StreamSettings::*field,
+                            std::initializer_list<std::pair<const char*, Value>> cases) {
     const StreamSettings own = embed::detail::default_stream_settings_for(embed::detail::this_cpu_kind());
-    for (const auto& [text, expected] : {std::pair<const char*, Index>{"1", 1}, {"2", 2}, {"4", 4},
-                                         {"3", own.rows_per_step}, {"", own.rows_per_step},
-                                         {"04", own.rows_per_step}, {"4 ", own.rows_per_step}}) {
-        ASSERT_EQ(setenv("EMBED_ROWS_PER_STEP", text, 1), 0);
-        const StreamSettings forced = embed::detail::default_stream_settings();
-        EXPECT_EQ(forced.rows_per_step, expected) << "EMBED_ROWS_PER_STEP=" << text;
-        EXPECT_EQ(forced.row_hint, own.row_hint);
+    for (const auto& [text, expected] : cases) {
+        ASSERT_EQ(setenv(variable, text, 1), 0);
+        StreamSettings forced = embed::detail::default_stream_settings();
+        EXPECT_EQ(forced.*field, expected) << variable << "=" << text;
+        forced.*field = own.*field;
+        EXPECT_TRUE(same(forced, own)) << variable << "=" << text << " changed another setting";
     }
-    ASSERT_EQ(unsetenv("EMBED_ROWS_PER_STEP"), 0);
-    EXPECT_EQ(embed::detail::default_stream_settings().rows_per_step, own.rows_per_step);
+    ASSERT_EQ(unsetenv(variable), 0);
+    EXPECT_TRUE(same(embed::detail::default_stream_settings(), own));
+}
+
+TEST(StreamSettings, EmbedRowsPerStepForcesTheRowsAndUnknownValuesAreIgnored) {
+    const Index own = embed::detail::default_stream_settings_for(embed::detail::this_cpu_kind()).rows_per_step;
+    expect_variable_forces<Index>("EMBED_ROWS_PER_STEP", &StreamSettings::rows_per_step,
+                                  {{"1", 1}, {"2", 2}, {"4", 4}, {"3", own}, {"", own}, {"04", own}, {"4 ", own}});
 }
 
 TEST(StreamSettings, EmbedPrefetchForcesTheRowHintAndUnknownNamesAreIgnored) {
-    const StreamSettings own = embed::detail::default_stream_settings_for(embed::detail::this_cpu_kind());
-    for (const auto& [text, expected] : {std::pair<const char*, PrefetchHint>{"none", PrefetchHint::none},
-                                         {"nta", PrefetchHint::nta}, {"t2", PrefetchHint::t2},
-                                         {"t1", PrefetchHint::t1}, {"t0", PrefetchHint::t0},
-                                         {"T0", own.row_hint}, {"", own.row_hint}, {"t3", own.row_hint}}) {
-        ASSERT_EQ(setenv("EMBED_PREFETCH", text, 1), 0);
-        const StreamSettings forced = embed::detail::default_stream_settings();
-        EXPECT_EQ(forced.row_hint, expected) << "EMBED_PREFETCH=" << text;
-        EXPECT_EQ(forced.rows_per_step, own.rows_per_step);
-    }
-    ASSERT_EQ(unsetenv("EMBED_PREFETCH"), 0);
-    EXPECT_EQ(embed::detail::default_stream_settings().row_hint, own.row_hint);
+    const PrefetchHint own = embed::detail::default_stream_settings_for(embed::detail::this_cpu_kind()).row_hint;
+    expect_variable_forces<PrefetchHint>("EMBED_PREFETCH", &StreamSettings::row_hint,
+                                         {{"none", PrefetchHint::none},
+                                          {"nta", PrefetchHint::nta},
+                                          {"t2", PrefetchHint::t2},
+                                          {"t1", PrefetchHint::t1},
+                                          {"t0", PrefetchHint::t0},
+                                          {"T0", own},
+                                          {"", own},
+                                          {"t3", own}});
 }
 
 // The float32 and bfloat16 loops are built for two hints only, so the other hints' names are ignored too.
 TEST(StreamSettings, EmbedNarrowPrefetchForcesTheNarrowHintToNtaOrT0Only) {
-    const StreamSettings own = embed::detail::default_stream_settings_for(embed::detail::this_cpu_kind());
-    for (const auto& [text, expected] : {std::pair<const char*, PrefetchHint>{"nta", PrefetchHint::nta},
-                                         {"t0", PrefetchHint::t0}, {"none", own.narrow_hint},
-                                         {"t1", own.narrow_hint}, {"t2", own.narrow_hint},
-                                         {"NTA", own.narrow_hint}, {"", own.narrow_hint}}) {
-        ASSERT_EQ(setenv("EMBED_NARROW_PREFETCH", text, 1), 0);
-        const StreamSettings forced = embed::detail::default_stream_settings();
-        EXPECT_EQ(forced.narrow_hint, expected) << "EMBED_NARROW_PREFETCH=" << text;
-        EXPECT_EQ(forced.row_hint, own.row_hint);
-    }
-    ASSERT_EQ(unsetenv("EMBED_NARROW_PREFETCH"), 0);
-    EXPECT_EQ(embed::detail::default_stream_settings().narrow_hint, own.narrow_hint);
+    const PrefetchHint own = embed::detail::default_stream_settings_for(embed::detail::this_cpu_kind()).narrow_hint;
+    expect_variable_forces<PrefetchHint>(
+        "EMBED_NARROW_PREFETCH", &StreamSettings::narrow_hint,
+        {{"nta", PrefetchHint::nta}, {"t0", PrefetchHint::t0}, {"none", own}, {"t1", own}, {"t2", own},
+         {"NTA", own}, {"", own}});
 }
 
 // A table past the size up to which the gather asks for nothing (8 MiB), at
