@@ -225,8 +225,8 @@ template <bool kSquares, int Hint, Index R>
 [[gnu::always_inline]] inline void rows_with(const double* rows, Index count, Index dim, const double* x,
                                              std::uintptr_t distance, double* out, double* squares) {
     // squares is null when kSquares is false, and must not be offset then.
-    auto squares_at = [squares](Index t) { return kSquares ? squares + t : nullptr; };
-    auto one_rotated = [&](Index t) {
+    auto squares_at = [squares](Index t) __attribute__((always_inline)) { return kSquares ? squares + t : nullptr; };
+    auto one_rotated = [&](Index t) __attribute__((always_inline)) {
         const double* r = rows + t * dim;
         Index head = values_before_line(r);
         if (head < 0) head = 0;  // not 8-byte aligned: no load can avoid straddling, so take lanes as they come
