@@ -224,7 +224,8 @@ template <bool kSquares, int Hint, Index R>
 template <bool kSquares, int Hint, Index R>
 [[gnu::always_inline]] inline void rows_with(const double* rows, Index count, Index dim, const double* x,
                                              std::uintptr_t distance, double* out, double* squares) {
-    // squares is null when kSquares is false, and must not be offset then.
+    // squares is null when kSquares is false, and must not be offset then. Both lambdas are forced
+    // inline: one left out of line is compiled once, for the baseline, and every clone calls that.
     auto squares_at = [squares](Index t) __attribute__((always_inline)) { return kSquares ? squares + t : nullptr; };
     auto one_rotated = [&](Index t) __attribute__((always_inline)) {
         const double* r = rows + t * dim;
