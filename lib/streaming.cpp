@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 
@@ -39,6 +40,15 @@ void require_in(Index value, Index low, Index high, const char* what) {
     }
 }
 
+// text as a number if it is exactly one of `allowed` (one digit each); `fallback` otherwise.
+Index one_digit_of(const char* text, std::initializer_list<const char*> allowed, Index fallback) {
+    if (text == nullptr) return fallback;
+    for (const char* digit : allowed) {
+        if (std::strcmp(text, digit) == 0) return digit[0] - '0';
+    }
+    return fallback;
+}
+
 }  // namespace
 
 // From `embed_bench --sweep` and head-to-head runs of its best settings
@@ -48,7 +58,7 @@ void require_in(Index value, Index low, Index high, const char* what) {
 //   rows side by side read 15-45 % faster than one, and no prefetch was the
 //   best setting in all four sweeps, prefetcht0 8 KiB ahead 3-8 % behind it,
 //   one row with prefetcht0 4 KiB ahead 1.14-1.47x.
-// - AMD with AVX-512 (Zen 5): one row per step, the non-temporal prefetch 4
+// - AMD with AVX-512 (Zen 5; on Zen 4 within 1 % of the best): one row per step, the non-temporal prefetch 4
 //   KiB ahead. Head to head against prefetcht0 4 KiB ahead (Intel's choice)
 //   it was faster in every run: by 1-10 % on GPT-2's shape and the 1 GiB
 //   table in 2026-12-01's runs of 41 and 21 rounds, by 6 % and 10 % in the
@@ -68,12 +78,22 @@ void require_in(Index value, Index low, Index high, const char* what) {
 //   and 88 against 75 %, float32 nearest_by_dot 97 against 89 % (an earlier
 //   9 runs: nta ahead on three of those four logits). Not yet measured on an
 //   Intel Xeon, where t0 stays for the reason the double loops' does.
-// - gather, every CPU and stored type: prefetcht0 for the row two ahead; every hint and
-//   distance was within about 10 % on Zen 3 and 11 % on Zen 5, t0 among
-//   the best, and head to head on Zen 5 the fastest or within 4 % of it.
+// - gather, AMD with AVX-512: prefetcht2 for the row four ahead. From Zen 4
+//   on, AMD's prefetcht1 and prefetcht2 fill L2 only (earlier cores fill L1
+//   on every hint), and a gather that writes each row out at once gains
+//   from leaving L1 to the copy. On a Zen 4 (2026-12-03), rounds in random
+//   order, the old default's time over this one's, per round, median:
+//   lookup_into 1.19x (GPT-2's shape) and 1.19x (the 1 GiB table), lookup
+//   1.16x and 1.07x, float32 lookup 1.22x and 1.19x; t1 and t2 at 2, 4 and 8
+//   rows ahead were within the noise of each other. Zen 5's sweeps had put
+//   t2 four or two rows ahead first in three of six runs.
+// - gather, the other CPUs: prefetcht0 for the row two ahead; every hint and
+//   distance was within about 10 % on Zen 3 (where every t hint fills L1),
+//   t0 among the best. Not measured on Intel.
+// EMBED_GATHER_PREFETCH and EMBED_GATHER_ROWS_AHEAD force either.
 StreamSettings default_stream_settings_for(CpuKind kind) {
     switch (kind) {
-        case CpuKind::amd_with_avx512: return {PrefetchHint::nta, 4096, 1, PrefetchHint::nta, PrefetchHint::t0, 2};
+        case CpuKind::amd_with_avx512: return {PrefetchHint::nta, 4096, 1, PrefetchHint::nta, PrefetchHint::t2, 4};
         case CpuKind::other_with_avx512: return {PrefetchHint::t0, 4096, 1, PrefetchHint::t0, PrefetchHint::t0, 2};
         case CpuKind::without_avx512: break;
     }
@@ -89,12 +109,10 @@ CpuKind this_cpu_kind() {
 #endif
 }
 
-Index rows_per_step_named(const char* text, Index fallback) {
-    if (text == nullptr) return fallback;
-    for (const char* rows : {"1", "2", "4"}) {
-        if (std::strcmp(text, rows) == 0) return rows[0] - '0';
-    }
-    return fallback;
+Index rows_per_step_named(const char* text, Index fallback) { return one_digit_of(text, {"1", "2", "4"}, fallback); }
+
+Index gather_rows_ahead_named(const char* text, Index fallback) {
+    return one_digit_of(text, {"1", "2", "4", "8"}, fallback);
 }
 
 PrefetchHint hint_named(const char* hint_text, PrefetchHint fallback) {
@@ -112,6 +130,9 @@ StreamSettings default_stream_settings() {
     settings.rows_per_step = rows_per_step_named(std::getenv("EMBED_ROWS_PER_STEP"), settings.rows_per_step);
     const PrefetchHint narrow = hint_named(std::getenv("EMBED_NARROW_PREFETCH"), settings.narrow_hint);
     if (is_narrow_hint(narrow)) settings.narrow_hint = narrow;
+    settings.gather_hint = hint_named(std::getenv("EMBED_GATHER_PREFETCH"), settings.gather_hint);
+    settings.gather_rows_ahead =
+        gather_rows_ahead_named(std::getenv("EMBED_GATHER_ROWS_AHEAD"), settings.gather_rows_ahead);
     return settings;
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 // How the loops that stream a table ask for memory before they use it: the
 // software prefetch hint, how far ahead, and how many rows one step reads.
-// The defaults were chosen with `embed_bench --sweep` on AMD EPYC Zen 3 and
-// Zen 5 and with the prefetch figures measured on an Intel Xeon
+// The defaults were chosen with `embed_bench --sweep` on AMD EPYC Zen 3,
+// Zen 4 and Zen 5 and with the prefetch figures measured on an Intel Xeon
 // (lib/streaming.cpp says which; tools/bench/README.md has the runs). The sweep changes them through
 // set_stream_settings to find the best setting on a new CPU. No setting
 // changes a result: every row is still summed in dot_kernel's order.
@@ -32,7 +32,7 @@ struct StreamSettings {
 
 /// Which CPUs the defaults are chosen for: the kinds differ in how the row loops stream best.
 enum class CpuKind {
-    amd_with_avx512,    // measured on Zen 5
+    amd_with_avx512,    // measured on Zen 5 and Zen 4
     other_with_avx512,  // measured on an Intel Xeon (Emerald Rapids)
     without_avx512,     // measured on Zen 3
 };
@@ -47,12 +47,16 @@ StreamSettings default_stream_settings_for(CpuKind kind);
 /// text as rows per step ("1", "2" or "4"); `fallback` when it is null or none of them.
 Index rows_per_step_named(const char* text, Index fallback);
 
+/// text as the gather's rows ahead ("1", "2", "4" or "8"); `fallback` when it is null or none of them.
+Index gather_rows_ahead_named(const char* text, Index fallback);
+
 /// hint_text as a hint name ("none", "nta", "t2", "t1", "t0"); `fallback` when it is null or none of them.
 PrefetchHint hint_named(const char* hint_text, PrefetchHint fallback);
 
 /// The defaults for this CPU, with the row loops' hint forced by EMBED_PREFETCH=none|nta|t2|t1|t0, their
-/// rows per step by EMBED_ROWS_PER_STEP=1|2|4 and the float32 and bfloat16 loops' hint by
-/// EMBED_NARROW_PREFETCH=nta|t0 if set (an unknown value is ignored, as EMBED_NUM_THREADS's are).
+/// rows per step by EMBED_ROWS_PER_STEP=1|2|4, the float32 and bfloat16 loops' hint by
+/// EMBED_NARROW_PREFETCH=nta|t0, the gather's hint by EMBED_GATHER_PREFETCH=none|nta|t2|t1|t0 and its rows
+/// ahead by EMBED_GATHER_ROWS_AHEAD=1|2|4|8 if set (an unknown value is ignored, as EMBED_NUM_THREADS's are).
 StreamSettings default_stream_settings();
 
 /// The settings in force now.

@@ -112,8 +112,9 @@ TEST(StreamSettings, NamesEveryHint) {
 
 // CPUs with AVX-512 read one row per step 4 KiB ahead, AMD's with the non-temporal hint and the others' with
 // prefetcht0; CPUs without AVX-512 read four rows per step with no software prefetch (lib/streaming.cpp says
-// why). The gather is the same on all. Every kind's settings are ones set_stream_settings accepts, and each
-// gives the documented order's bits: see the test below, which runs every setting, and kernels_isa_test.
+// why). The gather asks with prefetcht2 four rows ahead on AMD's CPUs with AVX-512 and with prefetcht0 two
+// rows ahead on the others. Every kind's settings are ones set_stream_settings accepts, and each gives the
+// documented order's bits: see the test below, which runs every setting, and kernels_isa_test.
 TEST(StreamSettings, DefaultsDifferInHowTheRowLoopsStreamBetweenKindsOfCpu) {
     DefaultsAfter restore;
     using embed::detail::CpuKind;
@@ -132,9 +133,13 @@ TEST(StreamSettings, DefaultsDifferInHowTheRowLoopsStreamBetweenKindsOfCpu) {
     EXPECT_EQ(older.row_hint, PrefetchHint::none);
     EXPECT_EQ(older.rows_per_step, 4);
     EXPECT_EQ(older.row_distance_bytes, 8192);
-    for (const StreamSettings& s : {amd, intel, older}) {
+    EXPECT_EQ(amd.gather_hint, PrefetchHint::t2);
+    EXPECT_EQ(amd.gather_rows_ahead, 4);
+    for (const StreamSettings& s : {intel, older}) {
         EXPECT_EQ(s.gather_hint, PrefetchHint::t0);
         EXPECT_EQ(s.gather_rows_ahead, 2);
+    }
+    for (const StreamSettings& s : {amd, intel, older}) {
         embed::detail::set_stream_settings(s);
         EXPECT_TRUE(same(embed::detail::stream_settings(), s));
     }
@@ -199,6 +204,26 @@ TEST(StreamSettings, EmbedNarrowPrefetchForcesTheNarrowHintToNtaOrT0Only) {
         "EMBED_NARROW_PREFETCH", &StreamSettings::narrow_hint,
         {{"nta", PrefetchHint::nta}, {"t0", PrefetchHint::t0}, {"none", own}, {"t1", own}, {"t2", own},
          {"NTA", own}, {"", own}});
+}
+
+TEST(StreamSettings, EmbedGatherPrefetchForcesTheGatherHintAndUnknownNamesAreIgnored) {
+    const PrefetchHint own = embed::detail::default_stream_settings_for(embed::detail::this_cpu_kind()).gather_hint;
+    expect_variable_forces<PrefetchHint>("EMBED_GATHER_PREFETCH", &StreamSettings::gather_hint,
+                                         {{"none", PrefetchHint::none},
+                                          {"nta", PrefetchHint::nta},
+                                          {"t2", PrefetchHint::t2},
+                                          {"t1", PrefetchHint::t1},
+                                          {"t0", PrefetchHint::t0},
+                                          {"T2", own},
+                                          {"", own},
+                                          {"t3", own}});
+}
+
+TEST(StreamSettings, EmbedGatherRowsAheadForcesTheRowsAheadAndUnknownValuesAreIgnored) {
+    const Index own = embed::detail::default_stream_settings_for(embed::detail::this_cpu_kind()).gather_rows_ahead;
+    expect_variable_forces<Index>("EMBED_GATHER_ROWS_AHEAD", &StreamSettings::gather_rows_ahead,
+                                  {{"1", 1}, {"2", 2}, {"4", 4}, {"8", 8}, {"3", own}, {"16", own}, {"0", own},
+                                   {"", own}, {"08", own}});
 }
 
 // A table past the size up to which the gather asks for nothing (8 MiB), at
