@@ -41,8 +41,7 @@ inline void gather_range(const Scalar* source, Ids ids, Index dim, OutScalar* ta
 /// caches (the rows are there already, and each prefetch costs a load slot: on Zen 3, 512 x 64, 4096 ids, the
 /// prefetches were a third of lookup's time), else the settings'.
 inline PrefetchHint gather_hint_for(Index table_bytes, const StreamSettings& settings) {
-    constexpr Index kCachedBytes = Index{8} << 20;
-    return table_bytes <= kCachedBytes ? PrefetchHint::none : settings.gather_hint;
+    return streams_from_memory(table_bytes) ? settings.gather_hint : PrefetchHint::none;
 }
 
 /// table is (V, d), ids is (n) and already checked, out is (n, d), its rows out.outerStride() apart and apart

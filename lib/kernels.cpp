@@ -266,8 +266,9 @@ struct DoubleRows {
 
 template <bool kSquares>
 [[gnu::always_inline]] inline void rows_with_settings(const double* rows, Index count, Index dim, const double* x,
-                                                      double* out, double* squares) {
-    const StreamSettings settings = stream_settings();
+                                                      double* out, double* squares, bool prefetch) {
+    StreamSettings settings = stream_settings();
+    if (!prefetch) settings.row_hint = PrefetchHint::none;
     with_row_settings<DoubleRows, kSquares>(settings, rows, count, dim, x,
                                             static_cast<std::uintptr_t>(settings.row_distance_bytes), out, squares);
 }
@@ -277,26 +278,27 @@ template <bool kSquares>
 namespace {
 
 EMBED_MULTIVERSION
-void dot_rows_multiversioned(const double* rows, Index count, Index dim, const double* x, double* out) {
-    rows_with_settings<false>(rows, count, dim, x, out, nullptr);
+void dot_rows_multiversioned(const double* rows, Index count, Index dim, const double* x, double* out,
+                             bool prefetch) {
+    rows_with_settings<false>(rows, count, dim, x, out, nullptr, prefetch);
 }
 
 // The same, with each row's square sum from the same read of the row.
 EMBED_MULTIVERSION
 void dot_and_square_rows_multiversioned(const double* rows, Index count, Index dim, const double* x, double* out,
-                                        double* squares) {
-    rows_with_settings<true>(rows, count, dim, x, out, squares);
+                                        double* squares, bool prefetch) {
+    rows_with_settings<true>(rows, count, dim, x, out, squares, prefetch);
 }
 
 }  // namespace
 
-void dot_rows(const double* rows, Index count, Index dim, const double* x, double* out) {
-    dot_rows_multiversioned(rows, count, dim, x, out);
+void dot_rows(const double* rows, Index count, Index dim, const double* x, double* out, bool prefetch) {
+    dot_rows_multiversioned(rows, count, dim, x, out, prefetch);
 }
 
 void dot_and_square_rows(const double* rows, Index count, Index dim, const double* x, double* out,
-                         double* squares) {
-    dot_and_square_rows_multiversioned(rows, count, dim, x, out, squares);
+                         double* squares, bool prefetch) {
+    dot_and_square_rows_multiversioned(rows, count, dim, x, out, squares, prefetch);
 }
 
 namespace {

@@ -64,12 +64,13 @@ inline double dot_kernel(const double* a, const double* b, Index n) {
 // The loops below run over many rows; each is compiled for AVX-512, AVX2 and
 // the baseline and picked at load time. Every score is dot_kernel's, bit for bit.
 
-/// rows is (count, dim) row-major, x is (dim), out is (count): out[t] = dot_kernel(row t, x).
-void dot_rows(const double* rows, Index count, Index dim, const double* x, double* out);
+/// rows is (count, dim) row-major, x is (dim), out is (count): out[t] = dot_kernel(row t, x). prefetch
+/// false asks for nothing ahead whatever the streaming settings say (for a table in the caches).
+void dot_rows(const double* rows, Index count, Index dim, const double* x, double* out, bool prefetch = true);
 
 /// Like dot_rows, and also squares[t] = dot_kernel(row t, row t), from the same read of the row.
 void dot_and_square_rows(const double* rows, Index count, Index dim, const double* x, double* out,
-                         double* squares);
+                         double* squares, bool prefetch = true);
 
 /// values is (count); returns values, or a copy of them in `staging` that starts at the same
 /// offset from a 64-byte cache line as `like` (values as they are if like is not 8-byte aligned).

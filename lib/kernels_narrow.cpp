@@ -190,11 +190,11 @@ template <class Acc, bool kSquares, int Hint, Index R, class Narrow>
 // the streaming settings as the double loops' are, because each setting is
 // its own copy of the loop in three instruction sets, and the settings' 30
 // pairs made this file take minutes to compile. The hint is one of two (the
-// settings' narrow_hint, prefetcht0 or prefetchnta) and the distance the
-// settings' row_distance_bytes. Measured on Zen 3 (GPT-2's shape, 2
-// threads): float32 logits took 22.6 ms with no software prefetch and 15.8 ms
-// with prefetcht0, bfloat16 18.6 and 11.0 ms. lib/streaming.cpp says which
-// hint each kind of CPU gets and why.
+// settings' narrow_hint, prefetcht0 or prefetchnta), or none for a table that
+// stays in the caches, and the distance the settings' row_distance_bytes.
+// Measured on Zen 3 (GPT-2's shape, 2 threads): float32 logits took 22.6 ms
+// with no software prefetch and 15.8 ms with prefetcht0, bfloat16 18.6 and
+// 11.0 ms. lib/streaming.cpp says which hint each kind of CPU gets and why.
 inline constexpr Index kNarrowRowsPerStep = 4;
 
 // count rows from `rows`, kNarrowRowsPerStep at a time, then the rest one at a time, asking Hint ahead.
@@ -215,13 +215,16 @@ template <class Acc, bool kSquares, int Hint, class Narrow>
     }
 }
 
-// narrow_rows_asking with the settings' hint and distance.
+// narrow_rows_asking with the settings' hint and distance, or asking nothing when prefetch is false.
 template <class Acc, bool kSquares, class Narrow>
 [[gnu::always_inline]] inline void narrow_rows(const Narrow* rows, Index count, Index dim, const double* x,
-                                               double* out, double* squares) {
+                                               double* out, double* squares, bool prefetch) {
     const StreamSettings settings = stream_settings();
     const auto distance = static_cast<std::uintptr_t>(settings.row_distance_bytes);
-    if (settings.narrow_hint == PrefetchHint::nta) {
+    if (!prefetch) {
+        narrow_rows_asking<Acc, kSquares, static_cast<int>(PrefetchHint::none)>(rows, count, dim, x, out, squares,
+                                                                                distance);
+    } else if (settings.narrow_hint == PrefetchHint::nta) {
         narrow_rows_asking<Acc, kSquares, static_cast<int>(PrefetchHint::nta)>(rows, count, dim, x, out, squares,
                                                                                distance);
     } else {
@@ -243,25 +246,26 @@ template <class Narrow>
 
 // The lanes as two Quads (see LanePair), for AVX2 and below.
 EMBED_MULTIVERSION_NARROW
-void dot_rows_f32(const float* rows, Index count, Index dim, const double* x, double* out) {
-    narrow_rows<LanePair, false>(rows, count, dim, x, out, nullptr);
+void dot_rows_f32(const float* rows, Index count, Index dim, const double* x, double* out, bool prefetch) {
+    narrow_rows<LanePair, false>(rows, count, dim, x, out, nullptr, prefetch);
 }
 
 EMBED_MULTIVERSION_NARROW
-void dot_rows_bf16(const Eigen::bfloat16* rows, Index count, Index dim, const double* x, double* out) {
-    narrow_rows<LanePair, false>(rows, count, dim, x, out, nullptr);
+void dot_rows_bf16(const Eigen::bfloat16* rows, Index count, Index dim, const double* x, double* out,
+                   bool prefetch) {
+    narrow_rows<LanePair, false>(rows, count, dim, x, out, nullptr, prefetch);
 }
 
 EMBED_MULTIVERSION_NARROW
 void dot_and_square_rows_f32(const float* rows, Index count, Index dim, const double* x, double* out,
-                             double* squares) {
-    narrow_rows<LanePair, true>(rows, count, dim, x, out, squares);
+                             double* squares, bool prefetch) {
+    narrow_rows<LanePair, true>(rows, count, dim, x, out, squares, prefetch);
 }
 
 EMBED_MULTIVERSION_NARROW
 void dot_and_square_rows_bf16(const Eigen::bfloat16* rows, Index count, Index dim, const double* x, double* out,
-                              double* squares) {
-    narrow_rows<LanePair, true>(rows, count, dim, x, out, squares);
+                              double* squares, bool prefetch) {
+    narrow_rows<LanePair, true>(rows, count, dim, x, out, squares, prefetch);
 }
 
 // AVX-512: the lanes as one register, eight values widened by one vcvtps2pd
@@ -274,26 +278,26 @@ void dot_and_square_rows_bf16(const Eigen::bfloat16* rows, Index count, Index di
 // 13.7 this way, where memory asks for about 7 per core.
 template <bool kSquares, class Narrow>
 EMBED_TARGET_AVX512 void narrow_rows_avx512(const Narrow* rows, Index count, Index dim, const double* x,
-                                             double* out, double* squares) {
-    narrow_rows<Lanes, kSquares>(rows, count, dim, x, out, squares);
+                                             double* out, double* squares, bool prefetch) {
+    narrow_rows<Lanes, kSquares>(rows, count, dim, x, out, squares, prefetch);
 }
 
 // Which of the two the CPU runs: the AVX-512 one wherever dot_all_pairs runs its AVX-512 kernel.
 template <bool kSquares, class Narrow>
 void narrow_rows_on_this_cpu(const Narrow* rows, Index count, Index dim, const double* x, double* out,
-                             double* squares) {
+                             double* squares, bool prefetch) {
     if (all_pairs_on_avx512()) {
-        narrow_rows_avx512<kSquares>(rows, count, dim, x, out, squares);
+        narrow_rows_avx512<kSquares>(rows, count, dim, x, out, squares, prefetch);
     } else if constexpr (std::is_same_v<Narrow, Eigen::bfloat16>) {
         if constexpr (kSquares) {
-            dot_and_square_rows_bf16(rows, count, dim, x, out, squares);
+            dot_and_square_rows_bf16(rows, count, dim, x, out, squares, prefetch);
         } else {
-            dot_rows_bf16(rows, count, dim, x, out);
+            dot_rows_bf16(rows, count, dim, x, out, prefetch);
         }
     } else if constexpr (kSquares) {
-        dot_and_square_rows_f32(rows, count, dim, x, out, squares);
+        dot_and_square_rows_f32(rows, count, dim, x, out, squares, prefetch);
     } else {
-        dot_rows_f32(rows, count, dim, x, out);
+        dot_rows_f32(rows, count, dim, x, out, prefetch);
     }
 }
 
@@ -391,21 +395,22 @@ void one_hot_times_table(const Eigen::bfloat16* table, Index vocab, Index dim, c
     one_hot_times_table_bf16(table, vocab, dim, ids, n, out);
 }
 
-void dot_rows(const float* rows, Index count, Index dim, const double* x, double* out) {
-    narrow_rows_on_this_cpu<false>(rows, count, dim, x, out, nullptr);
+void dot_rows(const float* rows, Index count, Index dim, const double* x, double* out, bool prefetch) {
+    narrow_rows_on_this_cpu<false>(rows, count, dim, x, out, nullptr, prefetch);
 }
 
-void dot_rows(const Eigen::bfloat16* rows, Index count, Index dim, const double* x, double* out) {
-    narrow_rows_on_this_cpu<false>(rows, count, dim, x, out, nullptr);
+void dot_rows(const Eigen::bfloat16* rows, Index count, Index dim, const double* x, double* out, bool prefetch) {
+    narrow_rows_on_this_cpu<false>(rows, count, dim, x, out, nullptr, prefetch);
 }
 
-void dot_and_square_rows(const float* rows, Index count, Index dim, const double* x, double* out, double* squares) {
-    narrow_rows_on_this_cpu<true>(rows, count, dim, x, out, squares);
+void dot_and_square_rows(const float* rows, Index count, Index dim, const double* x, double* out, double* squares,
+                         bool prefetch) {
+    narrow_rows_on_this_cpu<true>(rows, count, dim, x, out, squares, prefetch);
 }
 
 void dot_and_square_rows(const Eigen::bfloat16* rows, Index count, Index dim, const double* x, double* out,
-                         double* squares) {
-    narrow_rows_on_this_cpu<true>(rows, count, dim, x, out, squares);
+                         double* squares, bool prefetch) {
+    narrow_rows_on_this_cpu<true>(rows, count, dim, x, out, squares, prefetch);
 }
 
 void widen_values(const float* values, Index count, double* out) { widen_values_f32(values, count, out); }

@@ -11,16 +11,19 @@
 
 namespace embed::detail {
 
-/// rows is (count, dim) row-major, x is (dim), out is (count): out[t] = dot_kernel(row t widened, x).
-void dot_rows(const float* rows, Index count, Index dim, const double* x, double* out);
+/// rows is (count, dim) row-major, x is (dim), out is (count): out[t] = dot_kernel(row t widened, x). prefetch
+/// false asks for nothing ahead whatever the streaming settings say (for a table in the caches).
+void dot_rows(const float* rows, Index count, Index dim, const double* x, double* out, bool prefetch = true);
 /// The same for bfloat16 rows.
-void dot_rows(const Eigen::bfloat16* rows, Index count, Index dim, const double* x, double* out);
+void dot_rows(const Eigen::bfloat16* rows, Index count, Index dim, const double* x, double* out,
+              bool prefetch = true);
 
 /// Like dot_rows, and also squares[t] = dot_kernel(row t widened, row t widened), from the same read of the row.
-void dot_and_square_rows(const float* rows, Index count, Index dim, const double* x, double* out, double* squares);
+void dot_and_square_rows(const float* rows, Index count, Index dim, const double* x, double* out, double* squares,
+                         bool prefetch = true);
 /// The same for bfloat16 rows.
 void dot_and_square_rows(const Eigen::bfloat16* rows, Index count, Index dim, const double* x, double* out,
-                         double* squares);
+                         double* squares, bool prefetch = true);
 
 /// a is (n, dim) double, b is (m, dim) float32, both row-major; out(i, t) at out[i * out_stride + t] =
 /// dot_kernel(a row i, b row t widened).

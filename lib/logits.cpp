@@ -8,6 +8,7 @@
 #include "kernels.hpp"
 #include "kernels_narrow.hpp"
 #include "parallel.hpp"
+#include "streaming.hpp"
 
 namespace embed {
 
@@ -25,8 +26,10 @@ void scores_into(BasicTableView<Scalar> table, Eigen::Ref<const Vector> hidden, 
     const Scalar* rows = table.data();
     const double* h = hidden.data();
     double* scores = out.data();
+    // A table that stays in the caches is read without asking for lines ahead: they are there already.
+    const bool prefetch = detail::streams_from_memory(table.size() * Index{sizeof(Scalar)});
     detail::parallel_for(table.rows(), dim, [&](Index begin, Index end) {
-        detail::dot_rows(rows + begin * dim, end - begin, dim, h, scores + begin);
+        detail::dot_rows(rows + begin * dim, end - begin, dim, h, scores + begin, prefetch);
     });
 }
 

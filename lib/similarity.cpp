@@ -13,6 +13,7 @@
 #include "kernels_narrow.hpp"
 #include "narrow_values.hpp"
 #include "parallel.hpp"
+#include "streaming.hpp"
 
 namespace embed {
 namespace {
@@ -93,16 +94,18 @@ void select_in_range(BasicTableView<Scalar> table, Index token_id, const double*
                      double query_norm, Index begin, Index end, TopK& best) {
     constexpr Index kBlockRows = 256;
     const Index dim = table.cols();
+    // A table that stays in the caches is read without asking for lines ahead: they are there already.
+    const bool prefetch = detail::streams_from_memory(table.size() * Index{sizeof(Scalar)});
     double dots[kBlockRows];
     double squares[kBlockRows];
     for (Index block = begin; block < end; block += kBlockRows) {
         const Index count = std::min(kBlockRows, end - block);
         const Scalar* rows = table.data() + block * dim;
         if (score == Score::cosine) {
-            detail::dot_and_square_rows(rows, count, dim, query, dots, squares);
+            detail::dot_and_square_rows(rows, count, dim, query, dots, squares, prefetch);
             cosines_from_parts(dots, squares, count, query_norm);
         } else {
-            detail::dot_rows(rows, count, dim, query, dots);
+            detail::dot_rows(rows, count, dim, query, dots, prefetch);
         }
         for (Index j = 0; j < count; ++j) {
             if (block + j != token_id) best.offer({block + j, dots[j]});

@@ -62,6 +62,13 @@ StreamSettings default_stream_settings();
 /// The settings in force now.
 StreamSettings stream_settings();
 
+/// Tables of up to this many bytes are read from the caches once they have been read once: the row loops and
+/// the gather ask for nothing ahead in them (each prefetch takes a load slot and finds the line there already).
+inline constexpr Index kPrefetchAboveTableBytes = Index{8} << 20;
+
+/// Whether a table of table_bytes bytes streams from memory, so that asking for its lines ahead can pay.
+inline bool streams_from_memory(Index table_bytes) { return table_bytes > kPrefetchAboveTableBytes; }
+
 /// Uses `settings` from now on (for embed_bench's sweep and the tests); not while another thread is inside a
 /// library call. Throws std::invalid_argument naming the value for a distance outside [0, 65536], rows per step
 /// other than 1, 2 or 4, rows ahead outside [0, 64], or a narrow hint other than nta or t0.

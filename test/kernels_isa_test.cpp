@@ -113,8 +113,14 @@ TEST_F(KernelsOnOneInstructionSet, DotRowsIsTheDocumentedSumAtEveryStartAndSetti
                 std::vector<double> dots(static_cast<std::size_t>(count));
                 std::vector<double> dots_too(static_cast<std::size_t>(count));
                 std::vector<double> squares(static_cast<std::size_t>(count));
+                std::vector<double> unasked(static_cast<std::size_t>(count));  // prefetch false: a cached table
+                std::vector<double> unasked_too(static_cast<std::size_t>(count));
+                std::vector<double> unasked_squares(static_cast<std::size_t>(count));
                 embed::detail::dot_rows(rows, count, dim, x.data(), dots.data());
                 embed::detail::dot_and_square_rows(rows, count, dim, x.data(), dots_too.data(), squares.data());
+                embed::detail::dot_rows(rows, count, dim, x.data(), unasked.data(), false);
+                embed::detail::dot_and_square_rows(rows, count, dim, x.data(), unasked_too.data(),
+                                                   unasked_squares.data(), false);
                 for (Index t = 0; t < count; ++t) {
                     const double* row = rows + t * dim;
                     const auto k = static_cast<std::size_t>(t);
@@ -123,6 +129,9 @@ TEST_F(KernelsOnOneInstructionSet, DotRowsIsTheDocumentedSumAtEveryStartAndSetti
                     ASSERT_EQ(dots_too[k], dots[k]) << where << " d " << dim << " start " << start;
                     ASSERT_EQ(squares[k], dot_in_documented_order(row, row, dim))
                         << where << " d " << dim << " start " << start << " row " << t;
+                    ASSERT_EQ(unasked[k], dots[k]) << where << " no prefetch d " << dim << " start " << start;
+                    ASSERT_EQ(unasked_too[k], dots[k]) << where << " no prefetch d " << dim << " start " << start;
+                    ASSERT_EQ(unasked_squares[k], squares[k]) << where << " no prefetch d " << dim << " start " << start;
                 }
             }
         }
@@ -257,8 +266,14 @@ TYPED_TEST(NarrowKernelsOnOneInstructionSet, DotRowsIsTheDocumentedSumOfTheWiden
                 std::vector<double> dots_too(static_cast<std::size_t>(count));
                 std::vector<double> squares(static_cast<std::size_t>(count));
                 std::vector<double> wide(static_cast<std::size_t>(count * dim));
+                std::vector<double> unasked(static_cast<std::size_t>(count));  // prefetch false: a cached table
+                std::vector<double> unasked_too(static_cast<std::size_t>(count));
+                std::vector<double> unasked_squares(static_cast<std::size_t>(count));
                 embed::detail::dot_rows(rows, count, dim, x.data(), dots.data());
                 embed::detail::dot_and_square_rows(rows, count, dim, x.data(), dots_too.data(), squares.data());
+                embed::detail::dot_rows(rows, count, dim, x.data(), unasked.data(), false);
+                embed::detail::dot_and_square_rows(rows, count, dim, x.data(), unasked_too.data(),
+                                                   unasked_squares.data(), false);
                 embed::detail::widen_values(rows, count * dim, wide.data());
                 for (Index t = 0; t < count; ++t) {
                     std::vector<double> row(static_cast<std::size_t>(dim));
@@ -273,6 +288,9 @@ TYPED_TEST(NarrowKernelsOnOneInstructionSet, DotRowsIsTheDocumentedSumOfTheWiden
                     ASSERT_EQ(dots_too[k], dots[k]) << where << " d " << dim << " start " << start;
                     ASSERT_EQ(squares[k], dot_in_documented_order(row.data(), row.data(), dim))
                         << where << " d " << dim << " start " << start << " row " << t;
+                    ASSERT_EQ(unasked[k], dots[k]) << where << " no prefetch d " << dim << " start " << start;
+                    ASSERT_EQ(unasked_too[k], dots[k]) << where << " no prefetch d " << dim << " start " << start;
+                    ASSERT_EQ(unasked_squares[k], squares[k]) << where << " no prefetch d " << dim << " start " << start;
                 }
             }
         }

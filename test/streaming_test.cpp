@@ -102,6 +102,14 @@ TEST(StreamSettings, TheGatherAsksNothingForATableThatStaysInTheCaches) {
     EXPECT_EQ(embed::detail::gather_hint_for((Index{8} << 20) + 1, setting), PrefetchHint::t1);
 }
 
+// The row loops' callers (logits, the neighbour searches) ask the same question of the whole table.
+TEST(StreamSettings, TablesUpTo8MiBStayInTheCachesAndLargerOnesStreamFromMemory) {
+    EXPECT_FALSE(embed::detail::streams_from_memory(512 * 64 * 8));
+    EXPECT_FALSE(embed::detail::streams_from_memory(Index{8} << 20));
+    EXPECT_TRUE(embed::detail::streams_from_memory((Index{8} << 20) + 1));
+    EXPECT_TRUE(embed::detail::streams_from_memory(Index{50257} * 768 * 8));
+}
+
 TEST(StreamSettings, NamesEveryHint) {
     EXPECT_STREQ(embed::detail::hint_name(PrefetchHint::none), "none");
     EXPECT_STREQ(embed::detail::hint_name(PrefetchHint::nta), "nta");
