@@ -58,11 +58,13 @@ Index one_digit_of(const char* text, std::initializer_list<const char*> allowed,
 //   rows side by side read 15-45 % faster than one, and no prefetch was the
 //   best setting in all four sweeps, prefetcht0 8 KiB ahead 3-8 % behind it,
 //   one row with prefetcht0 4 KiB ahead 1.14-1.47x.
-// - AMD with AVX-512 (Zen 5; on Zen 4 within 1 % of the best): one row per step, the non-temporal prefetch 4
+// - AMD with AVX-512 (Zen 5): one row per step, the non-temporal prefetch 4
 //   KiB ahead. Head to head against prefetcht0 4 KiB ahead (Intel's choice)
 //   it was faster in every run: by 1-10 % on GPT-2's shape and the 1 GiB
 //   table in 2026-12-01's runs of 41 and 21 rounds, by 6 % and 10 % in the
 //   sweep's 20 rounds on 2026-12-02. The Zen 3 choice was 1.2-1.4x the best.
+//   On Zen 4 (2026-12-03) the sweep put it within 1 % of the best, head to
+//   head, on both shapes.
 // - any other CPU with AVX-512 (Intel Xeon): one row per step, prefetcht0 4
 //   KiB ahead. On an Intel Xeon (Emerald Rapids) that took logits on GPT-2's
 //   shape from 17.7 ms with the hardware prefetchers alone to 14.7 ms, where
