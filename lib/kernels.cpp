@@ -269,6 +269,7 @@ template <bool kSquares>
                                                       double* out, double* squares, bool prefetch) {
     StreamSettings settings = stream_settings();
     if (!prefetch) settings.row_hint = PrefetchHint::none;
+    settings.rows_per_step = rows_per_step_for(settings, dim);
     with_row_settings<DoubleRows, kSquares>(settings, rows, count, dim, x,
                                             static_cast<std::uintptr_t>(settings.row_distance_bytes), out, squares);
 }

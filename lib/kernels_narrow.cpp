@@ -186,22 +186,10 @@ template <class Acc, bool kSquares, int Hint, Index R, class Narrow>
     }
 }
 
-// How many narrow rows one step reads: four, fixed rather than taken from
-// the streaming settings as the double loops' are, because each setting is
-// its own copy of the loop in three instruction sets, and the settings' 30
-// pairs made this file take minutes to compile. The hint is one of two (the
-// settings' narrow_hint, prefetcht0 or prefetchnta), or none for a table that
-// stays in the caches, and the distance the settings' row_distance_bytes.
-// Measured on Zen 3 (GPT-2's shape, 2 threads): float32 logits took 22.6 ms
-// with no software prefetch and 15.8 ms with prefetcht0, bfloat16 18.6 and
-// 11.0 ms. lib/streaming.cpp says which hint each kind of CPU gets and why.
-inline constexpr Index kNarrowRowsPerStep = 4;
-
-// count rows from `rows`, kNarrowRowsPerStep at a time, then the rest one at a time, asking Hint ahead.
-template <class Acc, bool kSquares, int Hint, class Narrow>
+// count rows from `rows`, R at a time, then the rest one at a time, asking Hint ahead.
+template <class Acc, bool kSquares, int Hint, Index R, class Narrow>
 [[gnu::always_inline]] inline void narrow_rows_asking(const Narrow* rows, Index count, Index dim, const double* x,
                                                       double* out, double* squares, std::uintptr_t distance) {
-    constexpr Index R = kNarrowRowsPerStep;
     // squares is null when kSquares is false, and must not be offset then.
     const auto squares_at = [squares](Index t) __attribute__((always_inline)) {
         return kSquares ? squares + t : nullptr;
@@ -215,21 +203,42 @@ template <class Acc, bool kSquares, int Hint, class Narrow>
     }
 }
 
-// narrow_rows_asking with the settings' hint and distance, or asking nothing when prefetch is false.
+// narrow_rows_asking with the settings' rows per step for this width (1, 2
+// or 4, as the double loops read them) as a constant.
+template <class Acc, bool kSquares, int Hint, class Narrow>
+[[gnu::always_inline]] inline void narrow_rows_stepping(const StreamSettings& settings, const Narrow* rows,
+                                                        Index count, Index dim, const double* x, double* out,
+                                                        double* squares) {
+    const auto distance = static_cast<std::uintptr_t>(settings.row_distance_bytes);
+    switch (rows_per_step_for(settings, dim)) {
+        case 2: return narrow_rows_asking<Acc, kSquares, Hint, 2>(rows, count, dim, x, out, squares, distance);
+        case 4: return narrow_rows_asking<Acc, kSquares, Hint, 4>(rows, count, dim, x, out, squares, distance);
+        default: return narrow_rows_asking<Acc, kSquares, Hint, 1>(rows, count, dim, x, out, squares, distance);
+    }
+}
+
+// The narrow loops with the settings' rows per step and distance, and with
+// one of two hints (the settings' narrow_hint, prefetcht0 or prefetchnta), or
+// none for a table that stays in the caches. Only two hints, where the double
+// loops have five, because each pair of hint and rows per step is its own
+// copy of the loop in three instruction sets, and the double loops' fifteen
+// pairs made this file take minutes to compile. The hint matters: on Zen 3 (GPT-2's shape, 2
+// threads, four rows per step) float32 logits took 22.6 ms with no software
+// prefetch and 15.8 ms with prefetcht0, bfloat16 18.6 and 11.0 ms.
+// lib/streaming.cpp says which setting each kind of CPU gets and why.
 template <class Acc, bool kSquares, class Narrow>
 [[gnu::always_inline]] inline void narrow_rows(const Narrow* rows, Index count, Index dim, const double* x,
                                                double* out, double* squares, bool prefetch) {
     const StreamSettings settings = stream_settings();
-    const auto distance = static_cast<std::uintptr_t>(settings.row_distance_bytes);
     if (!prefetch) {
-        narrow_rows_asking<Acc, kSquares, static_cast<int>(PrefetchHint::none)>(rows, count, dim, x, out, squares,
-                                                                                distance);
+        narrow_rows_stepping<Acc, kSquares, static_cast<int>(PrefetchHint::none)>(settings, rows, count, dim, x, out,
+                                                                                  squares);
     } else if (settings.narrow_hint == PrefetchHint::nta) {
-        narrow_rows_asking<Acc, kSquares, static_cast<int>(PrefetchHint::nta)>(rows, count, dim, x, out, squares,
-                                                                               distance);
+        narrow_rows_stepping<Acc, kSquares, static_cast<int>(PrefetchHint::nta)>(settings, rows, count, dim, x, out,
+                                                                                 squares);
     } else {
-        narrow_rows_asking<Acc, kSquares, static_cast<int>(PrefetchHint::t0)>(rows, count, dim, x, out, squares,
-                                                                              distance);
+        narrow_rows_stepping<Acc, kSquares, static_cast<int>(PrefetchHint::t0)>(settings, rows, count, dim, x, out,
+                                                                                squares);
     }
 }
 

@@ -16,6 +16,7 @@ struct Current {
     std::atomic<int> row_hint;
     std::atomic<Index> row_distance_bytes;
     std::atomic<Index> rows_per_step;
+    std::atomic<Index> wide_rows_per_step;
     std::atomic<int> narrow_hint;
     std::atomic<int> gather_hint;
     std::atomic<Index> gather_rows_ahead;
@@ -24,8 +25,9 @@ struct Current {
 Current& current() {
     static Current settings = [] {
         const StreamSettings d = default_stream_settings();
-        return Current{static_cast<int>(d.row_hint), d.row_distance_bytes, d.rows_per_step,
-                       static_cast<int>(d.narrow_hint), static_cast<int>(d.gather_hint), d.gather_rows_ahead};
+        return Current{static_cast<int>(d.row_hint),    d.row_distance_bytes, d.rows_per_step,
+                       d.wide_rows_per_step,            static_cast<int>(d.narrow_hint),
+                       static_cast<int>(d.gather_hint), d.gather_rows_ahead};
     }();
     return settings;
 }
@@ -37,6 +39,12 @@ void require_in(Index value, Index low, Index high, const char* what) {
     if (value < low || value > high) {
         throw std::invalid_argument(std::string(what) + " " + std::to_string(value) + " is outside [" +
                                     std::to_string(low) + ", " + std::to_string(high) + "]");
+    }
+}
+
+void require_rows_per_step(Index rows, const char* what) {
+    if (rows != 1 && rows != 2 && rows != 4) {
+        throw std::invalid_argument(std::string(what) + " " + std::to_string(rows) + " is not one of 1, 2, 4");
     }
 }
 
@@ -70,16 +78,35 @@ Index one_digit_of(const char* text, std::initializer_list<const char*> allowed,
 //   shape from 17.7 ms with the hardware prefetchers alone to 14.7 ms, where
 //   the non-temporal hint took 23.1 ms: Zen 5's choice would cost Intel 1.6x.
 // EMBED_PREFETCH and EMBED_ROWS_PER_STEP force any of them.
-// - float32 and bfloat16 (four rows per step, the same distance): the hint
-//   follows the double loops' vendor choice, nta on AMD with AVX-512 and t0
-//   elsewhere (EMBED_NARROW_PREFETCH forces either). On Zen 3 t0 made float32
-//   logits 1.4x faster than no prefetch. On Zen 5, tables in huge pages, 7
-//   alternating runs of embed_bench (2026-12-02), medians of the share of
-//   the paired read probe, nta against t0: float32 logits 97 against 88 % on
-//   GPT-2's shape and 89 against 82 % on Llama 3's, bfloat16 89 against 79 %
-//   and 88 against 75 %, float32 nearest_by_dot 97 against 89 % (an earlier
-//   9 runs: nta ahead on three of those four logits). Not yet measured on an
-//   Intel Xeon, where t0 stays for the reason the double loops' does.
+// - wide rows (a hidden vector of more than 2048 doubles, kWideVectorBytes):
+//   four rows per step on every kind. Each step reads the whole vector once
+//   for all its rows; at one row per step a float32 row of 4096 values reads
+//   32 KiB of vector for 16 KiB of row, and the vector no longer stays in
+//   L1. On Zen 4 (2026-12-03), 768 MiB double tables, rounds in random
+//   order, one row's time over four's, median: d = 768 double 0.72, float32
+//   0.61, bfloat16 0.58; d = 2048 0.92, 0.93, 1.04; d = 3072 1.04, 1.19,
+//   1.30; d = 4096 1.06, 1.27, 1.48. On Llama 3's 128256 x 4096 four rows
+//   made float32 logits 1.22x and bfloat16 1.35x faster than one. Zen 3
+//   read four rows already, and so did Zen 5's float32 and bfloat16 loops
+//   (89 % of the probe on Llama 3's shape); Zen 5's double loops on wide
+//   rows and everything on Intel are not measured.
+//   EMBED_WIDE_ROWS_PER_STEP forces it.
+// - float32 and bfloat16: the double loops' rows per step and distance, and
+//   the hint of the double loops' vendor choice, nta on AMD with AVX-512
+//   and t0 elsewhere (EMBED_NARROW_PREFETCH forces either). They had read
+//   four rows per step everywhere; on Zen 4, GPT-2's shape, rounds in random
+//   order, one row took 0.63-0.75x the time of four (float32 logits,
+//   nearest_by_dot, nearest_by_cosine; bfloat16 logits 0.63-0.67x), and on
+//   tables in the caches (512 x 64 to 4096 x 768) one was as fast or faster.
+//   Not yet measured on Zen 5, where four rows had read 89-97 % of the probe.
+//   On Zen 3 t0 made float32 logits 1.4x faster than no prefetch. On Zen 5,
+//   four rows per step, tables in huge pages, 7 alternating runs of
+//   embed_bench (2026-12-02), medians of the share of the paired read probe,
+//   nta against t0: float32 logits 97 against 88 % on GPT-2's shape and 89
+//   against 82 % on Llama 3's, bfloat16 89 against 79 % and 88 against 75 %,
+//   float32 nearest_by_dot 97 against 89 % (an earlier 9 runs: nta ahead on
+//   three of those four logits). Not yet measured on an Intel Xeon, where t0
+//   stays for the reason the double loops' does.
 // - gather, AMD with AVX-512: prefetcht2 for the row four ahead. From Zen 4
 //   on, AMD's prefetcht1 and prefetcht2 fill L2 only (earlier cores fill L1
 //   on every hint), and a gather that writes each row out at once gains
@@ -95,11 +122,11 @@ Index one_digit_of(const char* text, std::initializer_list<const char*> allowed,
 // EMBED_GATHER_PREFETCH and EMBED_GATHER_ROWS_AHEAD force either.
 StreamSettings default_stream_settings_for(CpuKind kind) {
     switch (kind) {
-        case CpuKind::amd_with_avx512: return {PrefetchHint::nta, 4096, 1, PrefetchHint::nta, PrefetchHint::t2, 4};
-        case CpuKind::other_with_avx512: return {PrefetchHint::t0, 4096, 1, PrefetchHint::t0, PrefetchHint::t0, 2};
+        case CpuKind::amd_with_avx512: return {PrefetchHint::nta, 4096, 1, 4, PrefetchHint::nta, PrefetchHint::t2, 4};
+        case CpuKind::other_with_avx512: return {PrefetchHint::t0, 4096, 1, 4, PrefetchHint::t0, PrefetchHint::t0, 2};
         case CpuKind::without_avx512: break;
     }
-    return {PrefetchHint::none, 8192, 4, PrefetchHint::t0, PrefetchHint::t0, 2};
+    return {PrefetchHint::none, 8192, 4, 4, PrefetchHint::t0, PrefetchHint::t0, 2};
 }
 
 CpuKind this_cpu_kind() {
@@ -130,6 +157,8 @@ StreamSettings default_stream_settings() {
     StreamSettings settings = default_stream_settings_for(this_cpu_kind());
     settings.row_hint = hint_named(std::getenv("EMBED_PREFETCH"), settings.row_hint);
     settings.rows_per_step = rows_per_step_named(std::getenv("EMBED_ROWS_PER_STEP"), settings.rows_per_step);
+    settings.wide_rows_per_step =
+        rows_per_step_named(std::getenv("EMBED_WIDE_ROWS_PER_STEP"), settings.wide_rows_per_step);
     const PrefetchHint narrow = hint_named(std::getenv("EMBED_NARROW_PREFETCH"), settings.narrow_hint);
     if (is_narrow_hint(narrow)) settings.narrow_hint = narrow;
     settings.gather_hint = hint_named(std::getenv("EMBED_GATHER_PREFETCH"), settings.gather_hint);
@@ -142,6 +171,7 @@ StreamSettings stream_settings() {
     const Current& now = current();
     return {static_cast<PrefetchHint>(now.row_hint.load(std::memory_order_relaxed)),
             now.row_distance_bytes.load(std::memory_order_relaxed), now.rows_per_step.load(std::memory_order_relaxed),
+            now.wide_rows_per_step.load(std::memory_order_relaxed),
             static_cast<PrefetchHint>(now.narrow_hint.load(std::memory_order_relaxed)),
             static_cast<PrefetchHint>(now.gather_hint.load(std::memory_order_relaxed)),
             now.gather_rows_ahead.load(std::memory_order_relaxed)};
@@ -149,10 +179,8 @@ StreamSettings stream_settings() {
 
 void set_stream_settings(const StreamSettings& settings) {
     require_in(settings.row_distance_bytes, 0, 65536, "prefetch distance in bytes");
-    if (settings.rows_per_step != 1 && settings.rows_per_step != 2 && settings.rows_per_step != 4) {
-        throw std::invalid_argument("rows per step " + std::to_string(settings.rows_per_step) +
-                                    " is not one of 1, 2, 4");
-    }
+    require_rows_per_step(settings.rows_per_step, "rows per step");
+    require_rows_per_step(settings.wide_rows_per_step, "wide rows per step");
     require_in(settings.gather_rows_ahead, 0, 64, "gather rows ahead");
     require_in(static_cast<int>(settings.row_hint), -1, 3, "row prefetch hint");
     require_in(static_cast<int>(settings.gather_hint), -1, 3, "gather prefetch hint");
@@ -164,6 +192,7 @@ void set_stream_settings(const StreamSettings& settings) {
     now.row_hint.store(static_cast<int>(settings.row_hint), std::memory_order_relaxed);
     now.row_distance_bytes.store(settings.row_distance_bytes, std::memory_order_relaxed);
     now.rows_per_step.store(settings.rows_per_step, std::memory_order_relaxed);
+    now.wide_rows_per_step.store(settings.wide_rows_per_step, std::memory_order_relaxed);
     now.narrow_hint.store(static_cast<int>(settings.narrow_hint), std::memory_order_relaxed);
     now.gather_hint.store(static_cast<int>(settings.gather_hint), std::memory_order_relaxed);
     now.gather_rows_ahead.store(settings.gather_rows_ahead, std::memory_order_relaxed);

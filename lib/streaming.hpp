@@ -25,6 +25,7 @@ struct StreamSettings {
     PrefetchHint row_hint;     // hint of the row loops' prefetch, one per 64-byte line read
     Index row_distance_bytes;  // how far ahead of the line being read it asks
     Index rows_per_step;       // rows read side by side (1, 2 or 4); others fall back to 1
+    Index wide_rows_per_step;  // the same for rows whose hidden vector is wide (rows_per_step_for says when)
     PrefetchHint narrow_hint;  // hint of the float32 and bfloat16 row loops (nta or t0; same distance)
     PrefetchHint gather_hint;  // hint of the gather's prefetch of a whole row
     Index gather_rows_ahead;   // how many rows ahead of the one being copied it asks for
@@ -47,6 +48,16 @@ StreamSettings default_stream_settings_for(CpuKind kind);
 /// text as rows per step ("1", "2" or "4"); `fallback` when it is null or none of them.
 Index rows_per_step_named(const char* text, Index fallback);
 
+/// Hidden vectors of more than this many bytes (2048 doubles) are wide: each step of a row loop reads the
+/// whole vector once for all its rows, and past half of the smallest L1 data cache we target (32 KiB) the
+/// vector and the streamed rows push each other out, so reading more rows per vector read pays.
+inline constexpr Index kWideVectorBytes = Index{16} << 10;
+
+/// How many rows side by side a row loop over rows of `dim` values reads under `settings`.
+inline Index rows_per_step_for(const StreamSettings& settings, Index dim) {
+    return dim * Index{sizeof(double)} > kWideVectorBytes ? settings.wide_rows_per_step : settings.rows_per_step;
+}
+
 /// text as the gather's rows ahead ("1", "2", "4" or "8"); `fallback` when it is null or none of them.
 Index gather_rows_ahead_named(const char* text, Index fallback);
 
@@ -54,9 +65,10 @@ Index gather_rows_ahead_named(const char* text, Index fallback);
 PrefetchHint hint_named(const char* hint_text, PrefetchHint fallback);
 
 /// The defaults for this CPU, with the row loops' hint forced by EMBED_PREFETCH=none|nta|t2|t1|t0, their
-/// rows per step by EMBED_ROWS_PER_STEP=1|2|4, the float32 and bfloat16 loops' hint by
-/// EMBED_NARROW_PREFETCH=nta|t0, the gather's hint by EMBED_GATHER_PREFETCH=none|nta|t2|t1|t0 and its rows
-/// ahead by EMBED_GATHER_ROWS_AHEAD=1|2|4|8 if set (an unknown value is ignored, as EMBED_NUM_THREADS's are).
+/// rows per step by EMBED_ROWS_PER_STEP=1|2|4 (EMBED_WIDE_ROWS_PER_STEP=1|2|4 for wide vectors), the float32
+/// and bfloat16 loops' hint by EMBED_NARROW_PREFETCH=nta|t0, the gather's hint by
+/// EMBED_GATHER_PREFETCH=none|nta|t2|t1|t0 and its rows ahead by EMBED_GATHER_ROWS_AHEAD=1|2|4|8 if set (an
+/// unknown value is ignored, as EMBED_NUM_THREADS's are).
 StreamSettings default_stream_settings();
 
 /// The settings in force now.
@@ -70,8 +82,8 @@ inline constexpr Index kPrefetchAboveTableBytes = Index{8} << 20;
 inline bool streams_from_memory(Index table_bytes) { return table_bytes > kPrefetchAboveTableBytes; }
 
 /// Uses `settings` from now on (for embed_bench's sweep and the tests); not while another thread is inside a
-/// library call. Throws std::invalid_argument naming the value for a distance outside [0, 65536], rows per step
-/// other than 1, 2 or 4, rows ahead outside [0, 64], or a narrow hint other than nta or t0.
+/// library call. Throws std::invalid_argument naming the value for a distance outside [0, 65536], either rows
+/// per step other than 1, 2 or 4, rows ahead outside [0, 64], or a narrow hint other than nta or t0.
 void set_stream_settings(const StreamSettings& settings);
 
 /// hint's name as the sweep prints it: "none", "nta", "t2", "t1" or "t0".

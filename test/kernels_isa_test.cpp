@@ -52,8 +52,9 @@ std::vector<double> some_values(std::size_t count, unsigned seed) {
     return values;
 }
 
-// The widths cross whole blocks of 8, whole cache lines and the AVX-512 GEMM's tiles of 512 values.
-const Index kWidths[] = {1, 3, 7, 8, 9, 15, 16, 17, 23, 64, 67, 513, 771, 1030};
+// The widths cross whole blocks of 8, whole cache lines, the AVX-512 GEMM's tiles of 512 values and the
+// 2048 doubles past which a row loop reads the wide rows per step.
+const Index kWidths[] = {1, 3, 7, 8, 9, 15, 16, 17, 23, 64, 67, 513, 771, 1030, 2051};
 
 // The first value of buffer that starts a 64-byte cache line; buffer needs 7 spare values.
 template <class T>
@@ -65,8 +66,9 @@ T* first_line_start(std::vector<T>& buffer) {
 
 // Every streaming setting the sweep can choose (lib/streaming.hpp): each
 // prefetch hint at no, short and the default distance, one, two and four rows
-// per step, and the float32 and bfloat16 loops' two hints in turn, so each
-// meets every distance. None may change a bit.
+// per step (for wide vectors the next of them, so each meets the others),
+// and the float32 and bfloat16 loops' two hints in turn, so each meets every
+// distance. None may change a bit.
 std::vector<StreamSettings> every_row_setting() {
     std::vector<StreamSettings> settings;
     for (const int hint : {-1, 0, 1, 2, 3}) {
@@ -76,6 +78,7 @@ std::vector<StreamSettings> every_row_setting() {
                 s.row_hint = static_cast<PrefetchHint>(hint);
                 s.row_distance_bytes = distance;
                 s.rows_per_step = rows;
+                s.wide_rows_per_step = rows == 4 ? 1 : 2 * rows;
                 s.narrow_hint = settings.size() % 2 == 0 ? PrefetchHint::nta : PrefetchHint::t0;
                 settings.push_back(s);
             }
@@ -88,6 +91,7 @@ std::vector<StreamSettings> every_row_setting() {
 std::string setting_label(const StreamSettings& setting) {
     return std::string("hint ") + embed::detail::hint_name(setting.row_hint) + " distance " +
            std::to_string(setting.row_distance_bytes) + " rows " + std::to_string(setting.rows_per_step) +
+           " wide rows " + std::to_string(setting.wide_rows_per_step) +
            " narrow hint " + embed::detail::hint_name(setting.narrow_hint);
 }
 
@@ -247,7 +251,8 @@ TYPED_TEST_SUITE(NarrowKernelsOnOneInstructionSet, NarrowTypes);
 
 // Rows start at every offset from a 64-byte line a value of their type can have (16 for float32, 32 for
 // bfloat16), under every streaming setting (the narrow loops take only its distance and narrow hint); each
-// score must be the documented order's on the row widened by hand. 11 rows: groups of 4 with some left over.
+// score must be the documented order's on the row widened by hand. 11 rows: groups of 2 and 4 with some left
+// over.
 TYPED_TEST(NarrowKernelsOnOneInstructionSet, DotRowsIsTheDocumentedSumOfTheWidenedRowAtEveryStartAndSetting) {
     using Narrow = TypeParam;
     constexpr Index kStarts = 64 / static_cast<Index>(sizeof(Narrow));

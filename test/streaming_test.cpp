@@ -44,7 +44,8 @@ struct DefaultsAfter {
 
 bool same(const StreamSettings& a, const StreamSettings& b) {
     return a.row_hint == b.row_hint && a.row_distance_bytes == b.row_distance_bytes &&
-           a.rows_per_step == b.rows_per_step && a.narrow_hint == b.narrow_hint && a.gather_hint == b.gather_hint &&
+           a.rows_per_step == b.rows_per_step && a.wide_rows_per_step == b.wide_rows_per_step &&
+           a.narrow_hint == b.narrow_hint && a.gather_hint == b.gather_hint &&
            a.gather_rows_ahead == b.gather_rows_ahead;
 }
 
@@ -78,6 +79,9 @@ TEST(StreamSettings, RefusesValuesOutsideTheirRangesAndKeepsTheOldOnes) {
     bad.rows_per_step = 3;
     expect_refused(bad, "rows per step 3 is not one of 1, 2, 4");
     bad = other;
+    bad.wide_rows_per_step = 0;
+    expect_refused(bad, "wide rows per step 0 is not one of 1, 2, 4");
+    bad = other;
     bad.gather_rows_ahead = 65;
     expect_refused(bad, "gather rows ahead 65 is outside [0, 64]");
     bad = other;
@@ -110,6 +114,18 @@ TEST(StreamSettings, TablesUpTo8MiBStayInTheCachesAndLargerOnesStreamFromMemory)
     EXPECT_TRUE(embed::detail::streams_from_memory(Index{50257} * 768 * 8));
 }
 
+// A hidden vector of up to 2048 doubles (16 KiB) takes the rows per step, a wider one the wide rows per step.
+TEST(StreamSettings, VectorsPast16KiBReadTheWideRowsPerStep) {
+    StreamSettings setting = embed::detail::default_stream_settings();
+    setting.rows_per_step = 2;
+    setting.wide_rows_per_step = 4;
+    EXPECT_EQ(embed::detail::rows_per_step_for(setting, 1), 2);
+    EXPECT_EQ(embed::detail::rows_per_step_for(setting, 768), 2);
+    EXPECT_EQ(embed::detail::rows_per_step_for(setting, 2048), 2);
+    EXPECT_EQ(embed::detail::rows_per_step_for(setting, 2049), 4);
+    EXPECT_EQ(embed::detail::rows_per_step_for(setting, 4096), 4);
+}
+
 TEST(StreamSettings, NamesEveryHint) {
     EXPECT_STREQ(embed::detail::hint_name(PrefetchHint::none), "none");
     EXPECT_STREQ(embed::detail::hint_name(PrefetchHint::nta), "nta");
@@ -119,8 +135,8 @@ TEST(StreamSettings, NamesEveryHint) {
 }
 
 // CPUs with AVX-512 read one row per step 4 KiB ahead, AMD's with the non-temporal hint and the others' with
-// prefetcht0; CPUs without AVX-512 read four rows per step with no software prefetch (lib/streaming.cpp says
-// why). The gather asks with prefetcht2 four rows ahead on AMD's CPUs with AVX-512 and with prefetcht0 two
+// prefetcht0; CPUs without AVX-512 read four rows per step with no software prefetch, and every kind reads
+// four rows of a wide vector per step (lib/streaming.cpp says why). The gather asks with prefetcht2 four rows ahead on AMD's CPUs with AVX-512 and with prefetcht0 two
 // rows ahead on the others. Every kind's settings are ones set_stream_settings accepts, and each gives the
 // documented order's bits: see the test below, which runs every setting, and kernels_isa_test.
 TEST(StreamSettings, DefaultsDifferInHowTheRowLoopsStreamBetweenKindsOfCpu) {
@@ -141,6 +157,7 @@ TEST(StreamSettings, DefaultsDifferInHowTheRowLoopsStreamBetweenKindsOfCpu) {
     EXPECT_EQ(older.row_hint, PrefetchHint::none);
     EXPECT_EQ(older.rows_per_step, 4);
     EXPECT_EQ(older.row_distance_bytes, 8192);
+    for (const StreamSettings& s : {amd, intel, older}) EXPECT_EQ(s.wide_rows_per_step, 4);
     EXPECT_EQ(amd.gather_hint, PrefetchHint::t2);
     EXPECT_EQ(amd.gather_rows_ahead, 4);
     for (const StreamSettings& s : {intel, older}) {
@@ -190,6 +207,12 @@ TEST(StreamSettings, EmbedRowsPerStepForcesTheRowsAndUnknownValuesAreIgnored) {
     const Index own = embed::detail::default_stream_settings_for(embed::detail::this_cpu_kind()).rows_per_step;
     expect_variable_forces<Index>("EMBED_ROWS_PER_STEP", &StreamSettings::rows_per_step,
                                   {{"1", 1}, {"2", 2}, {"4", 4}, {"3", own}, {"", own}, {"04", own}, {"4 ", own}});
+}
+
+TEST(StreamSettings, EmbedWideRowsPerStepForcesTheWideRowsAndUnknownValuesAreIgnored) {
+    const Index own = embed::detail::default_stream_settings_for(embed::detail::this_cpu_kind()).wide_rows_per_step;
+    expect_variable_forces<Index>("EMBED_WIDE_ROWS_PER_STEP", &StreamSettings::wide_rows_per_step,
+                                  {{"1", 1}, {"2", 2}, {"4", 4}, {"8", own}, {"", own}, {"01", own}});
 }
 
 TEST(StreamSettings, EmbedPrefetchForcesTheRowHintAndUnknownNamesAreIgnored) {

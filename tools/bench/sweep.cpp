@@ -53,16 +53,23 @@ double time_calls(const std::function<void()>& op, int calls) {
     return median(seconds);
 }
 
-/// Whether two settings are the same for the loop under test (the distance does not matter without a prefetch).
-using SameSettings = bool (*)(const StreamSettings&, const StreamSettings&);
+/// Whether two settings are the same for the loop under test on the sweep's width (the distance does not
+/// matter without a prefetch, and a row loop reads only one of the two rows per step).
+using SameSettings = std::function<bool(const StreamSettings&, const StreamSettings&)>;
 
-bool same_row_settings(const StreamSettings& a, const StreamSettings& b) {
-    return a.row_hint == b.row_hint && a.rows_per_step == b.rows_per_step &&
-           (a.row_hint == PrefetchHint::none || a.row_distance_bytes == b.row_distance_bytes);
+SameSettings same_row_settings(Index dim) {
+    return [dim](const StreamSettings& a, const StreamSettings& b) {
+        return a.row_hint == b.row_hint &&
+               embed::detail::rows_per_step_for(a, dim) == embed::detail::rows_per_step_for(b, dim) &&
+               (a.row_hint == PrefetchHint::none || a.row_distance_bytes == b.row_distance_bytes);
+    };
 }
 
-bool same_narrow_settings(const StreamSettings& a, const StreamSettings& b) {
-    return a.narrow_hint == b.narrow_hint && a.row_distance_bytes == b.row_distance_bytes;
+SameSettings same_narrow_settings(Index dim) {
+    return [dim](const StreamSettings& a, const StreamSettings& b) {
+        return a.narrow_hint == b.narrow_hint && a.row_distance_bytes == b.row_distance_bytes &&
+               embed::detail::rows_per_step_for(a, dim) == embed::detail::rows_per_step_for(b, dim);
+    };
 }
 
 bool same_gather_settings(const StreamSettings& a, const StreamSettings& b) {
@@ -70,7 +77,8 @@ bool same_gather_settings(const StreamSettings& a, const StreamSettings& b) {
            (a.gather_hint == PrefetchHint::none || a.gather_rows_ahead == b.gather_rows_ahead);
 }
 
-/// The row loops' settings: every hint at every distance and rows per step (no prefetch once per rows per step).
+/// The row loops' settings: every hint at every distance and rows per step (no prefetch once per rows per step;
+/// the rows per step set for wide vectors too, so that each candidate reads its rows whatever the width).
 std::vector<Candidate> row_candidates() {
     std::vector<Candidate> out;
     const StreamSettings base = embed::detail::default_stream_settings();
@@ -81,7 +89,7 @@ std::vector<Candidate> row_candidates() {
                 StreamSettings s = base;
                 s.row_hint = hint;
                 s.row_distance_bytes = distance;
-                s.rows_per_step = rows;
+                s.rows_per_step = s.wide_rows_per_step = rows;
                 char name[64];
                 if (hint == PrefetchHint::none) {
                     std::snprintf(name, sizeof name, "none, %ld per step", rows);
@@ -96,18 +104,22 @@ std::vector<Candidate> row_candidates() {
     return out;
 }
 
-/// The float32 and bfloat16 loops' settings: both of their hints at every distance (four rows per step always).
+/// The float32 and bfloat16 loops' settings: both of their hints at every distance and rows per step.
 std::vector<Candidate> narrow_candidates() {
     std::vector<Candidate> out;
     const StreamSettings base = embed::detail::default_stream_settings();
-    for (const PrefetchHint hint : {PrefetchHint::nta, PrefetchHint::t0}) {
-        for (const Index distance : kDistances) {
-            StreamSettings s = base;
-            s.narrow_hint = hint;
-            s.row_distance_bytes = distance;
-            char name[64];
-            std::snprintf(name, sizeof name, "%s %ld B", embed::detail::hint_name(hint), distance);
-            out.push_back({name, s, {}});
+    for (const Index rows : kRowsPerStep) {
+        for (const PrefetchHint hint : {PrefetchHint::nta, PrefetchHint::t0}) {
+            for (const Index distance : kDistances) {
+                StreamSettings s = base;
+                s.narrow_hint = hint;
+                s.row_distance_bytes = distance;
+                s.rows_per_step = s.wide_rows_per_step = rows;
+                char name[64];
+                std::snprintf(name, sizeof name, "%s %ld B, %ld per step", embed::detail::hint_name(hint), distance,
+                              rows);
+                out.push_back({name, s, {}});
+            }
         }
     }
     return out;
@@ -258,12 +270,13 @@ int run_sweep(Index vocab, Index dim, int rounds) {
     screen_and_confirm(
         "logits (row loops: prefetch hint, distance, rows per step)", row_candidates(),
         [&] { embed::Vector s = embed::logits(table, hidden); asm volatile("" : : "r"(s.data()) : "memory"); }, rounds,
-        calls, table_bytes, same_row_settings);
+        calls, table_bytes, same_row_settings(dim));
     const embed::TableF32 narrow = embed::to_f32(table);
     screen_and_confirm(
-        "float32 logits (float32 and bfloat16 row loops: prefetch hint, distance)", narrow_candidates(),
+        "float32 logits (float32 and bfloat16 row loops: prefetch hint, distance, rows per step)",
+        narrow_candidates(),
         [&] { embed::Vector s = embed::logits(narrow, hidden); asm volatile("" : : "r"(s.data()) : "memory"); },
-        rounds, calls, table_bytes / 2, same_narrow_settings);
+        rounds, calls, table_bytes / 2, same_narrow_settings(dim));
     screen_and_confirm(
         "lookup_into, 4096 ids (gather: prefetch hint, rows ahead)", gather_candidates(),
         [&] { embed::lookup_into(table, ids, rows); asm volatile("" : : "r"(rows.data()) : "memory"); }, rounds,

@@ -2,7 +2,8 @@
 // embed_bench --sweep: times logits and lookup_into under every streaming
 // setting (prefetch hint and distance, rows per step, gather rows ahead) on
 // one table, and float32 logits on it narrowed under the float32 and
-// bfloat16 loops' two hints at each distance, in interleaved rounds, and
+// bfloat16 loops' two hints at each distance and rows per step, in
+// interleaved rounds, and
 // prints each setting's median beside the fastest; then times the default
 // and the three fastest again, head to head over four times as many rounds,
 // so that on a new CPU one command shows which setting wins and how far the
