@@ -98,7 +98,9 @@ Index one_digit_of(const char* text, std::initializer_list<const char*> allowed,
 //   order, one row took 0.63-0.75x the time of four (float32 logits,
 //   nearest_by_dot, nearest_by_cosine; bfloat16 logits 0.63-0.67x), and on
 //   tables in the caches (512 x 64 to 4096 x 768) one was as fast or faster.
-//   Not yet measured on Zen 5, where four rows had read 89-97 % of the probe.
+//   On Zen 5 (2026-12-02, 8 alternating rounds) one row had taken 0.93-0.94x
+//   four's time on GPT-2's shape and 1.12-1.19x on Llama 3's: the same split
+//   by width, smaller.
 //   On Zen 3 t0 made float32 logits 1.4x faster than no prefetch. On Zen 5,
 //   four rows per step, tables in huge pages, 7 alternating runs of
 //   embed_bench (2026-12-02), medians of the share of the paired read probe,
