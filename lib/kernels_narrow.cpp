@@ -222,10 +222,10 @@ template <class Acc, bool kSquares, int Hint, class Narrow>
 // none for a table that stays in the caches. Only two hints, where the double
 // loops have five, because each pair of hint and rows per step is its own
 // copy of the loop in three instruction sets, and the double loops' fifteen
-// pairs made this file take minutes to compile. The hint matters: on Zen 3 (GPT-2's shape, 2
-// threads, four rows per step) float32 logits took 22.6 ms with no software
-// prefetch and 15.8 ms with prefetcht0, bfloat16 18.6 and 11.0 ms.
-// lib/streaming.cpp says which setting each kind of CPU gets and why.
+// pairs made this file take minutes to compile. The hint matters: on Zen 3
+// (GPT-2's shape, 2 threads, four rows per step) float32 logits took 22.6 ms
+// with no software prefetch and 15.8 ms with prefetcht0, bfloat16 18.6 and
+// 11.0 ms. lib/streaming.cpp says which setting each kind of CPU gets and why.
 template <class Acc, bool kSquares, class Narrow>
 [[gnu::always_inline]] inline void narrow_rows(const Narrow* rows, Index count, Index dim, const double* x,
                                                double* out, double* squares, bool prefetch) {

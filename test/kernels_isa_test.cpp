@@ -250,9 +250,9 @@ using NarrowTypes = testing::Types<float, Eigen::bfloat16>;
 TYPED_TEST_SUITE(NarrowKernelsOnOneInstructionSet, NarrowTypes);
 
 // Rows start at every offset from a 64-byte line a value of their type can have (16 for float32, 32 for
-// bfloat16), under every streaming setting (the narrow loops take only its distance and narrow hint); each
-// score must be the documented order's on the row widened by hand. 11 rows: groups of 2 and 4 with some left
-// over.
+// bfloat16), under every streaming setting (the narrow loops take its distance, both rows per step and the
+// narrow hint); each score must be the documented order's on the row widened by hand. 11 rows: groups of 2
+// and 4 with some left over.
 TYPED_TEST(NarrowKernelsOnOneInstructionSet, DotRowsIsTheDocumentedSumOfTheWidenedRowAtEveryStartAndSetting) {
     using Narrow = TypeParam;
     constexpr Index kStarts = 64 / static_cast<Index>(sizeof(Narrow));

@@ -136,8 +136,8 @@ TEST(StreamSettings, NamesEveryHint) {
 
 // CPUs with AVX-512 read one row per step 4 KiB ahead, AMD's with the non-temporal hint and the others' with
 // prefetcht0; CPUs without AVX-512 read four rows per step with no software prefetch, and every kind reads
-// four rows of a wide vector per step (lib/streaming.cpp says why). The gather asks with prefetcht2 four rows ahead on AMD's CPUs with AVX-512 and with prefetcht0 two
-// rows ahead on the others. Every kind's settings are ones set_stream_settings accepts, and each gives the
+// four rows of a wide vector per step (lib/streaming.cpp says why). The gather asks with prefetcht2 four rows
+// ahead on AMD's CPUs with AVX-512 and with prefetcht0 two rows ahead on the others. Every kind's settings are ones set_stream_settings accepts, and each gives the
 // documented order's bits: see the test below, which runs every setting, and kernels_isa_test.
 TEST(StreamSettings, DefaultsDifferInHowTheRowLoopsStreamBetweenKindsOfCpu) {
     DefaultsAfter restore;
