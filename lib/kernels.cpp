@@ -328,6 +328,52 @@ template <Index P, Index Q>
     }
 }
 
+// sum_lanes of eight lane vectors at once: scores[j] = sum_lanes(v[j]), by the
+// same additions with the same operand first (adjacent lanes, then pairs of
+// pairs, then the halves), each step adding two shuffles of two vectors so
+// that the sums gather into one vector as they go. Why: one sum_lanes is a
+// chain of shuffles and adds for a single score, which on 512 x 64 (eight
+// products per score) cost about a quarter of the GEMM's time; here a score
+// costs under three vector instructions. Every shuffle interleaves or moves
+// whole 128-bit pieces, so none needs an index vector in a register.
+[[gnu::always_inline]] inline void sum_lanes_of_eight(const Lanes* v, double* scores) {
+    // pairs[k]: v[2k] and v[2k+1] interleaved, lanes 0+1, 0+1, 2+3, 2+3, 4+5, 4+5, 6+7, 6+7
+    Lanes pairs[4];
+    for (Index k = 0; k < 4; ++k) {
+        const Lanes& x = v[2 * k];
+        const Lanes& y = v[2 * k + 1];
+        pairs[k] = __builtin_shufflevector(x, y, 0, 8, 2, 10, 4, 12, 6, 14) +
+                   __builtin_shufflevector(x, y, 1, 9, 3, 11, 5, 13, 7, 15);
+    }
+    // quads[k]: lanes 0-3 of v[4k], v[4k+1], then 4-7 of both, then the same of v[4k+2], v[4k+3]
+    Lanes quads[2];
+    for (Index k = 0; k < 2; ++k) {
+        const Lanes& x = pairs[2 * k];
+        const Lanes& y = pairs[2 * k + 1];
+        quads[k] = __builtin_shufflevector(x, y, 0, 1, 4, 5, 8, 9, 12, 13) +
+                   __builtin_shufflevector(x, y, 2, 3, 6, 7, 10, 11, 14, 15);
+    }
+    const Lanes eight = __builtin_shufflevector(quads[0], quads[1], 0, 1, 4, 5, 8, 9, 12, 13) +
+                        __builtin_shufflevector(quads[0], quads[1], 2, 3, 6, 7, 10, 11, 14, 15);
+    std::memcpy(scores, &eight, sizeof eight);
+}
+
+// Scores of `count` pairs whose lane sums are lanes[0 .. count): score j goes
+// to out[(j / Q) * out_stride + j % Q], eight at a time. Not inlined: inlined
+// after the GEMM's loop, its shuffles took registers the loop then lacked, and
+// the loop spilled (perf, Zen 4); storing the sums once and reloading them
+// here costs less.
+template <Index Q>
+[[gnu::noinline]] EMBED_TARGET_AVX512 void store_scores(const Lanes* lanes, Index count, double* out, Index out_stride) {
+    Index j = 0;
+    for (; j + kLanes <= count; j += kLanes) {
+        double scores[kLanes];
+        sum_lanes_of_eight(lanes + j, scores);
+        for (Index s = 0; s < kLanes; ++s) out[(j + s) / Q * out_stride + (j + s) % Q] = scores[s];
+    }
+    for (; j < count; ++j) out[j / Q * out_stride + j % Q] = sum_lanes(lanes[j]);
+}
+
 // One P x Q block of dot products: a rows p against b rows q, each pair with
 // its own lanes in dot_kernel's order. Every b row loaded is used against P a
 // rows and every a row against Q b rows, so the arithmetic, not the loads,
@@ -337,6 +383,10 @@ template <Index P, Index Q>
                                              Index out_stride) {
     Lanes acc[P * Q];
     dot_block_tile<P, Q>(a0, b0, dim, whole, true, acc);
+    if (whole == dim) {
+        store_scores<Q>(acc, P * Q, out, out_stride);
+        return;
+    }
     for (Index p = 0; p < P; ++p) {
         for (Index q = 0; q < Q; ++q) {
             out[p * out_stride + q] = finish_lanes(acc[p * Q + q], a0 + p * dim, b0 + q * dim, whole, dim);
@@ -470,10 +520,11 @@ template <Index P, Index Q>
             // at +0 can never become -0.
             for (Index i = 0; i < rows; ++i) {
                 for (Index q = 0; q < Q; ++q) {
-                    const Lanes lanes = sums[i * Q + q] + a_edges[i].tail * b_edges[q].tail;
-                    out[(i0 + i) * out_stride + t + q] = sum_lanes(unrotated(lanes, head));
+                    Lanes& lanes = sums[i * Q + q];
+                    lanes = unrotated(lanes + a_edges[i].tail * b_edges[q].tail, head);
                 }
             }
+            store_scores<Q>(sums, rows * Q, out + i0 * out_stride + t, out_stride);
         }
     }
     // The last m % Q b rows, untiled.
