@@ -203,18 +203,24 @@ template <class Acc, bool kSquares, int Hint, Index R, class Narrow>
     }
 }
 
-// narrow_rows_asking with the settings' rows per step for this width (1, 2
-// or 4, as the double loops read them) as a constant.
-template <class Acc, bool kSquares, int Hint, class Narrow>
-[[gnu::always_inline]] inline void narrow_rows_stepping(const StreamSettings& settings, const Narrow* rows,
-                                                        Index count, Index dim, const double* x, double* out,
-                                                        double* squares) {
-    const auto distance = static_cast<std::uintptr_t>(settings.row_distance_bytes);
-    switch (rows_per_step_for(settings, dim)) {
-        case 2: return narrow_rows_asking<Acc, kSquares, Hint, 2>(rows, count, dim, x, out, squares, distance);
-        case 4: return narrow_rows_asking<Acc, kSquares, Hint, 4>(rows, count, dim, x, out, squares, distance);
-        default: return narrow_rows_asking<Acc, kSquares, Hint, 1>(rows, count, dim, x, out, squares, distance);
+// narrow_rows_asking as row_loops::with_rows_per_step calls it: the rows per
+// step (1, 2 or 4) and the hint become constants of the loop.
+template <class Acc>
+struct NarrowRows {
+    template <bool kSquares, int Hint, Index R, class Narrow>
+    [[gnu::always_inline]] static void rows(const Narrow* rows, Index count, Index dim, const double* x, double* out,
+                                            double* squares, std::uintptr_t distance) {
+        narrow_rows_asking<Acc, kSquares, Hint, R>(rows, count, dim, x, out, squares, distance);
     }
+};
+
+// The narrow loops with the settings' rows per step for this width, as the double loops read them.
+template <class Acc, bool kSquares, int Hint, class Narrow>
+[[gnu::always_inline]] inline void narrow_rows_stepping(StreamSettings settings, const Narrow* rows, Index count,
+                                                        Index dim, const double* x, double* out, double* squares) {
+    settings.rows_per_step = rows_per_step_for(settings, dim);
+    with_rows_per_step<NarrowRows<Acc>, kSquares, Hint>(settings, rows, count, dim, x, out, squares,
+                                                        static_cast<std::uintptr_t>(settings.row_distance_bytes));
 }
 
 // The narrow loops with the settings' rows per step and distance, and with
