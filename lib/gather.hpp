@@ -3,6 +3,7 @@
 // type, split between the cores: each output row is filled from one table
 // row by exactly one thread.
 
+#include <cstdint>
 #include <cstring>
 
 #include "checks.hpp"
@@ -12,13 +13,18 @@
 
 namespace embed::detail {
 
-/// length bytes from first: asks for all their cache lines, to be read soon, with locality Hint (PrefetchHint;
-/// -1 asks nothing).
+/// length bytes from first: asks for every cache line they touch, to be read soon, with locality Hint
+/// (PrefetchHint; -1 asks nothing). From first's own line to its last byte's: a row that does not start on a
+/// line (a numpy table's rows start 16 bytes past one) touches one line more than its length in lines, and
+/// stepping 64 bytes from first left that last line unasked for.
 template <int Hint>
 inline void prefetch_bytes(const void* first, std::size_t length) {
     if constexpr (Hint >= 0) {
-        const auto* bytes = static_cast<const char*>(first);
-        for (std::size_t offset = 0; offset < length; offset += 64) __builtin_prefetch(bytes + offset, 0, Hint);
+        constexpr std::uintptr_t kLine = 64;
+        const auto start = reinterpret_cast<std::uintptr_t>(first);
+        for (std::uintptr_t line = start / kLine * kLine; line < start + length; line += kLine) {
+            __builtin_prefetch(reinterpret_cast<const void*>(line), 0, Hint);
+        }
     }
 }
 
