@@ -3,8 +3,6 @@
 // lookup copies their rows as they are stored, scaled_lookup widens them to
 // double and scales them, in the same single pass split between the cores.
 
-#include <cstring>
-
 #include "embed/types.hpp"
 #include "gather.hpp"
 #include "narrow_values.hpp"
@@ -16,8 +14,9 @@ namespace embed::detail {
 template <class Scalar>
 void gather_stored_rows(BasicTableView<Scalar> table, Ids ids, Eigen::Ref<BasicTable<Scalar>> out) {
     const auto row_bytes = static_cast<std::size_t>(table.cols()) * sizeof(Scalar);
-    gather_rows_with<Scalar, Scalar>(table, ids, out, [row_bytes](const Scalar* from, Scalar* to) {
-        if (row_bytes > 0) std::memcpy(to, from, row_bytes);
+    const Index result_bytes = out.size() * Index{sizeof(Scalar)};
+    gather_rows_with<Scalar, Scalar>(table, ids, out, [row_bytes, result_bytes](const Scalar* from, Scalar* to) {
+        copy_row(to, from, row_bytes, result_bytes);
     });
 }
 

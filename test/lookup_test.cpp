@@ -1,5 +1,9 @@
 // lookup is a row gather: checked against an explicit loop over the ids, and
 // for the errors against the contract's wording ("[0, V)").
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -10,6 +14,7 @@
 #include <embed/table.hpp>
 
 #include "all_close.hpp"
+#include "gather.hpp"
 
 namespace {
 
@@ -192,3 +197,105 @@ TEST(CheckIds, NamesTheFirstBadIdAndTheRange) {
 }
 
 }  // namespace
+
+// Results past detail::kStreamResultsAboveBytes are written with non-temporal
+// stores, 16 bytes at a time between a head and a tail copied as they come.
+
+// Every place in a 64-byte line the source and target can start at (bytes), lengths around the 16-byte
+// pieces: the target gets exactly the source's bytes, and no byte around it changes.
+TEST(CopyRowStreaming, CopiesEveryByteFromAndToEveryPlaceAndTouchesNothingElse) {
+    constexpr std::size_t kRoom = 64 + 256 + 64;
+    alignas(64) unsigned char source[kRoom];
+    alignas(64) unsigned char target[kRoom];
+    for (std::size_t i = 0; i < kRoom; ++i) source[i] = static_cast<unsigned char>(i * 7 + 3);
+    for (const std::size_t length : {0, 1, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 256}) {
+        for (std::size_t from = 0; from < 64; ++from) {
+            for (std::size_t to = 0; to < 64; ++to) {
+                std::memset(target, 0xEE, kRoom);
+                embed::detail::copy_row_streaming(target + to, source + from, length);
+                embed::detail::end_streaming_stores();
+                for (std::size_t i = 0; i < kRoom; ++i) {
+                    const bool inside = i >= to && i < to + length;
+                    const unsigned char expected = inside ? source[from + (i - to)] : 0xEE;
+                    ASSERT_EQ(target[i], expected)
+                        << "length " << length << " from " << from << " to " << to << " byte " << i;
+                }
+            }
+        }
+    }
+}
+
+// A table whose rows hold NaN with a payload, -0.0 and infinity, so that only a copy of the bits passes.
+template <class Scalar>
+embed::BasicTable<Scalar> table_with_special_values(Index vocab, Index dim) {
+    embed::BasicTable<Scalar> table = embed::make_table(vocab, dim, 9).template cast<Scalar>();
+    std::uint32_t payload_bits = 0x7fc01234u;
+    float payload_nan = 0.0f;
+    std::memcpy(&payload_nan, &payload_bits, sizeof payload_nan);
+    for (Index t = 0; t < vocab; t += 3) {
+        table(t, 0) = static_cast<Scalar>(-0.0);
+        table(t, dim / 2) = static_cast<Scalar>(payload_nan);
+        table(t, dim - 1) = static_cast<Scalar>(-std::numeric_limits<double>::infinity());
+    }
+    return table;
+}
+
+// out row i holds table row ids[i], compared byte for byte.
+template <class Scalar, class Out>
+::testing::AssertionResult same_bytes_as_rows(const Out& out, const embed::BasicTable<Scalar>& table,
+                                              const std::vector<Index>& ids) {
+    const auto row_bytes = static_cast<std::size_t>(table.cols()) * sizeof(Scalar);
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        if (std::memcmp(&out(static_cast<Index>(i), 0), &table(ids[i], 0), row_bytes) != 0) {
+            return ::testing::AssertionFailure() << "row " << i << " (id " << ids[i] << ") differs";
+        }
+    }
+    return ::testing::AssertionSuccess();
+}
+
+// Enough ids of a 257-wide table (rows of 2056 bytes in double, 1028 in float32: not whole 16-byte pieces) for
+// a result past the streaming bound.
+std::vector<Index> ids_for_a_streamed_result(Index vocab, Index dim, std::size_t value_bytes) {
+    const auto needed = static_cast<std::size_t>(embed::detail::kStreamResultsAboveBytes) / value_bytes /
+                            static_cast<std::size_t>(dim) + 7;
+    std::vector<Index> ids(needed);
+    for (std::size_t i = 0; i < needed; ++i) {
+        ids[i] = static_cast<Index>((i * 131 + 17) % static_cast<std::size_t>(vocab));
+    }
+    return ids;
+}
+
+template <class Scalar>
+class StreamedLookup : public testing::Test {};
+using StoredTypes = testing::Types<double, float>;
+TYPED_TEST_SUITE(StreamedLookup, StoredTypes);
+
+// From a table held one value past where it was allocated (as a numpy array's rows are 16 bytes past a line),
+// into a fresh result and into a block of a larger matrix one column in: the rows bit for bit, the rest alone.
+TYPED_TEST(StreamedLookup, ResultsPastTheBoundAreTheRowsBitForBitFromAnyPlace) {
+    using Scalar = TypeParam;
+    const Index vocab = 600;
+    const Index dim = 257;
+    const embed::BasicTable<Scalar> table = table_with_special_values<Scalar>(vocab, dim);
+    const std::vector<Index> ids = ids_for_a_streamed_result(vocab, dim, sizeof(Scalar));
+    const auto n = static_cast<Index>(ids.size());
+    ASSERT_GT(n * dim * Index{sizeof(Scalar)}, embed::detail::kStreamResultsAboveBytes);
+
+    std::vector<Scalar> shifted(static_cast<std::size_t>(vocab * dim + 1));
+    std::memcpy(shifted.data() + 1, table.data(), static_cast<std::size_t>(vocab * dim) * sizeof(Scalar));
+
+    for (const Scalar* start : {table.data(), static_cast<const Scalar*>(shifted.data() + 1)}) {
+        const embed::BasicTableView<Scalar> source(start, vocab, dim);
+        EXPECT_TRUE(same_bytes_as_rows(embed::lookup(source, ids), table, ids));
+
+        embed::BasicTable<Scalar> big = embed::BasicTable<Scalar>::Constant(n + 2, dim + 3, Scalar(-7.0));
+        embed::lookup_into(source, ids, big.block(1, 1, n, dim));
+        EXPECT_TRUE(same_bytes_as_rows(big.block(1, 1, n, dim), table, ids));
+        for (Index r = 0; r < n + 2; ++r) {
+            for (Index c = 0; c < dim + 3; ++c) {
+                if (r >= 1 && r <= n && c >= 1 && c <= dim) continue;
+                ASSERT_EQ(big(r, c), Scalar(-7.0)) << "outside the block at " << r << ", " << c;
+            }
+        }
+    }
+}
