@@ -208,7 +208,8 @@ TEST(CopyRowStreaming, CopiesEveryByteFromAndToEveryPlaceAndTouchesNothingElse) 
     alignas(64) unsigned char source[kRoom];
     alignas(64) unsigned char target[kRoom];
     for (std::size_t i = 0; i < kRoom; ++i) source[i] = static_cast<unsigned char>(i * 7 + 3);
-    for (const std::size_t length : {0, 1, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 256}) {
+    constexpr std::size_t kLengths[] = {0, 1, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 256};
+    for (const std::size_t length : kLengths) {
         for (std::size_t from = 0; from < 64; ++from) {
             for (std::size_t to = 0; to < 64; ++to) {
                 std::memset(target, 0xEE, kRoom);
