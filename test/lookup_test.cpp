@@ -1,6 +1,5 @@
 // lookup is a row gather: checked against an explicit loop over the ids, and
 // for the errors against the contract's wording ("[0, V)").
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -196,8 +195,6 @@ TEST(CheckIds, NamesTheFirstBadIdAndTheRange) {
                 ThrowsMessage<std::out_of_range>(HasSubstr("token id 10 is outside the vocabulary [0, 10)")));
 }
 
-}  // namespace
-
 // Results past detail::kStreamResultsAboveBytes are written with non-temporal
 // stores, 16 bytes at a time between a head and a tail copied as they come.
 
@@ -300,3 +297,5 @@ TYPED_TEST(StreamedLookup, ResultsPastTheBoundAreTheRowsBitForBitFromAnyPlace) {
         }
     }
 }
+
+}  // namespace
