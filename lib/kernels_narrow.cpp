@@ -223,23 +223,32 @@ template <class Acc, bool kSquares, int Hint, class Narrow>
                                                         static_cast<std::uintptr_t>(settings.row_distance_bytes));
 }
 
+// The settings' hint for rows of this stored type.
+inline PrefetchHint narrow_hint_of(const StreamSettings& settings, const float*) { return settings.float32_hint; }
+inline PrefetchHint narrow_hint_of(const StreamSettings& settings, const Eigen::bfloat16*) {
+    return settings.bfloat16_hint;
+}
+
 // The narrow loops with the settings' rows per step and distance, and with
-// one of two hints (the settings' narrow_hint, prefetcht0 or prefetchnta), or
-// none for a table that stays in the caches. Only two hints, where the double
-// loops have five, because each pair of hint and rows per step is its own
-// copy of the loop in three instruction sets, and the double loops' fifteen
-// pairs made this file take minutes to compile. The hint matters: on Zen 3
+// one of three hints (the settings' hint for the stored type: prefetcht0,
+// prefetchnta or none); a table that stays in the caches is read with none.
+// Only these, where the double loops have five, because each pair of hint
+// and rows per step is its own copy of the loop in three instruction sets,
+// and the double loops' fifteen pairs made this file take minutes to
+// compile. The hint matters, and not the same way everywhere: on Zen 3
 // (GPT-2's shape, 2 threads, four rows per step) float32 logits took 22.6 ms
 // with no software prefetch and 15.8 ms with prefetcht0, bfloat16 18.6 and
-// 11.0 ms. lib/streaming.cpp says which setting each kind of CPU gets and why.
+// 11.0 ms; on Zen 4 float32 is faster with none. lib/streaming.cpp says
+// which setting each kind of CPU gets and why.
 template <class Acc, bool kSquares, class Narrow>
 [[gnu::always_inline]] inline void narrow_rows(const Narrow* rows, Index count, Index dim, const double* x,
                                                double* out, double* squares, bool prefetch) {
     const StreamSettings settings = stream_settings();
-    if (!prefetch) {
+    const PrefetchHint hint = narrow_hint_of(settings, rows);
+    if (!prefetch || hint == PrefetchHint::none) {
         narrow_rows_stepping<Acc, kSquares, static_cast<int>(PrefetchHint::none)>(settings, rows, count, dim, x, out,
                                                                                   squares);
-    } else if (settings.narrow_hint == PrefetchHint::nta) {
+    } else if (hint == PrefetchHint::nta) {
         narrow_rows_stepping<Acc, kSquares, static_cast<int>(PrefetchHint::nta)>(settings, rows, count, dim, x, out,
                                                                                  squares);
     } else {

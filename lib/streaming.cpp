@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -17,7 +18,8 @@ struct Current {
     std::atomic<Index> row_distance_bytes;
     std::atomic<Index> rows_per_step;
     std::atomic<Index> wide_rows_per_step;
-    std::atomic<int> narrow_hint;
+    std::atomic<int> float32_hint;
+    std::atomic<int> bfloat16_hint;
     std::atomic<int> gather_hint;
     std::atomic<Index> gather_rows_ahead;
 };
@@ -25,20 +27,39 @@ struct Current {
 Current& current() {
     static Current settings = [] {
         const StreamSettings d = default_stream_settings();
-        return Current{static_cast<int>(d.row_hint),    d.row_distance_bytes, d.rows_per_step,
-                       d.wide_rows_per_step,            static_cast<int>(d.narrow_hint),
-                       static_cast<int>(d.gather_hint), d.gather_rows_ahead};
+        return Current{static_cast<int>(d.row_hint),      d.row_distance_bytes,
+                       d.rows_per_step,                   d.wide_rows_per_step,
+                       static_cast<int>(d.float32_hint),  static_cast<int>(d.bfloat16_hint),
+                       static_cast<int>(d.gather_hint),   d.gather_rows_ahead};
     }();
     return settings;
 }
 
-// The float32 and bfloat16 loops are compiled for these two hints only (lib/kernels_narrow.cpp says why).
-bool is_narrow_hint(PrefetchHint hint) { return hint == PrefetchHint::nta || hint == PrefetchHint::t0; }
+// The float32 and bfloat16 loops are compiled for these three hints only (lib/kernels_narrow.cpp says why).
+bool is_narrow_hint(PrefetchHint hint) {
+    return hint == PrefetchHint::none || hint == PrefetchHint::nta || hint == PrefetchHint::t0;
+}
 
 void require_in(Index value, Index low, Index high, const char* what) {
     if (value < low || value > high) {
         throw std::invalid_argument(std::string(what) + " " + std::to_string(value) + " is outside [" +
                                     std::to_string(low) + ", " + std::to_string(high) + "]");
+    }
+}
+
+// text as one of the float32 and bfloat16 loops' hints (none, nta or t0); nullopt for null or any other text.
+std::optional<PrefetchHint> narrow_hint_named(const char* text) {
+    if (text == nullptr) return std::nullopt;
+    for (const PrefetchHint hint : {PrefetchHint::none, PrefetchHint::nta, PrefetchHint::t0}) {
+        if (std::strcmp(text, hint_name(hint)) == 0) return hint;
+    }
+    return std::nullopt;
+}
+
+void require_narrow_hint(PrefetchHint hint, const char* what) {
+    if (!is_narrow_hint(hint)) {
+        throw std::invalid_argument(std::string(what) + " " + std::to_string(static_cast<int>(hint)) +
+                                    " is not none (-1), nta (0) or t0 (3)");
     }
 }
 
@@ -91,9 +112,20 @@ Index one_digit_of(const char* text, std::initializer_list<const char*> allowed,
 //   (89 % of the probe on Llama 3's shape); Zen 5's double loops on wide
 //   rows and everything on Intel are not measured.
 //   EMBED_WIDE_ROWS_PER_STEP forces it.
-// - float32 and bfloat16: the double loops' rows per step and distance, and
-//   the hint of the double loops' vendor choice, nta on AMD with AVX-512
-//   and t0 elsewhere (EMBED_NARROW_PREFETCH forces either). They had read
+// - float32 and bfloat16: the double loops' rows per step and distance; on
+//   AMD with AVX-512 no software prefetch for float32 and nta for bfloat16,
+//   t0 for both elsewhere (EMBED_NARROW_PREFETCH forces one hint on both).
+//   Float32 on Zen 4 (2026-12-03), huge pages, none / nta / t0 timed in
+//   random order in one process, per-round time over nta's, median of 9 to
+//   31 rounds, four runs: logits on Llama 3's shape 0.86, 0.90, 0.92, 0.94,
+//   nearest_by_dot 0.90, 0.92, 0.92, 0.94, on GPT-2's shape logits 0.82,
+//   0.95, 0.96, 0.97 and nearest_by_dot 0.84, 0.98, 0.99, 1.01 (cosine
+//   0.90-1.01, t0 0.99-1.05 of nta throughout). Each float32 line holds two
+//   steps of eight values, so a prefetch and its bookkeeping per line per
+//   row is a large share of the loop, and the hardware prefetchers find
+//   the four rows' streams without it. bfloat16 on the same runs: none took
+//   1.04-1.09x nta's time on Llama 3's shape (0.92-1.05x on GPT-2's), so it
+//   keeps nta. On Zen 5 none was not measured for these loops. They had read
 //   four rows per step everywhere; on Zen 4, GPT-2's shape, rounds in random
 //   order, one row took 0.63-0.75x the time of four (float32 logits,
 //   nearest_by_dot, nearest_by_cosine; bfloat16 logits 0.63-0.67x), and on
@@ -124,11 +156,13 @@ Index one_digit_of(const char* text, std::initializer_list<const char*> allowed,
 // EMBED_GATHER_PREFETCH and EMBED_GATHER_ROWS_AHEAD force either.
 StreamSettings default_stream_settings_for(CpuKind kind) {
     switch (kind) {
-        case CpuKind::amd_with_avx512: return {PrefetchHint::nta, 4096, 1, 4, PrefetchHint::nta, PrefetchHint::t2, 4};
-        case CpuKind::other_with_avx512: return {PrefetchHint::t0, 4096, 1, 4, PrefetchHint::t0, PrefetchHint::t0, 2};
+        case CpuKind::amd_with_avx512:
+            return {PrefetchHint::nta, 4096, 1, 4, PrefetchHint::none, PrefetchHint::nta, PrefetchHint::t2, 4};
+        case CpuKind::other_with_avx512:
+            return {PrefetchHint::t0, 4096, 1, 4, PrefetchHint::t0, PrefetchHint::t0, PrefetchHint::t0, 2};
         case CpuKind::without_avx512: break;
     }
-    return {PrefetchHint::none, 8192, 4, 4, PrefetchHint::t0, PrefetchHint::t0, 2};
+    return {PrefetchHint::none, 8192, 4, 4, PrefetchHint::t0, PrefetchHint::t0, PrefetchHint::t0, 2};
 }
 
 CpuKind this_cpu_kind() {
@@ -161,8 +195,9 @@ StreamSettings default_stream_settings() {
     settings.rows_per_step = rows_per_step_named(std::getenv("EMBED_ROWS_PER_STEP"), settings.rows_per_step);
     settings.wide_rows_per_step =
         rows_per_step_named(std::getenv("EMBED_WIDE_ROWS_PER_STEP"), settings.wide_rows_per_step);
-    const PrefetchHint narrow = hint_named(std::getenv("EMBED_NARROW_PREFETCH"), settings.narrow_hint);
-    if (is_narrow_hint(narrow)) settings.narrow_hint = narrow;
+    if (const std::optional<PrefetchHint> narrow = narrow_hint_named(std::getenv("EMBED_NARROW_PREFETCH"))) {
+        settings.float32_hint = settings.bfloat16_hint = *narrow;
+    }
     settings.gather_hint = hint_named(std::getenv("EMBED_GATHER_PREFETCH"), settings.gather_hint);
     settings.gather_rows_ahead =
         gather_rows_ahead_named(std::getenv("EMBED_GATHER_ROWS_AHEAD"), settings.gather_rows_ahead);
@@ -174,7 +209,8 @@ StreamSettings stream_settings() {
     return {static_cast<PrefetchHint>(now.row_hint.load(std::memory_order_relaxed)),
             now.row_distance_bytes.load(std::memory_order_relaxed), now.rows_per_step.load(std::memory_order_relaxed),
             now.wide_rows_per_step.load(std::memory_order_relaxed),
-            static_cast<PrefetchHint>(now.narrow_hint.load(std::memory_order_relaxed)),
+            static_cast<PrefetchHint>(now.float32_hint.load(std::memory_order_relaxed)),
+            static_cast<PrefetchHint>(now.bfloat16_hint.load(std::memory_order_relaxed)),
             static_cast<PrefetchHint>(now.gather_hint.load(std::memory_order_relaxed)),
             now.gather_rows_ahead.load(std::memory_order_relaxed)};
 }
@@ -186,16 +222,15 @@ void set_stream_settings(const StreamSettings& settings) {
     require_in(settings.gather_rows_ahead, 0, 64, "gather rows ahead");
     require_in(static_cast<int>(settings.row_hint), -1, 3, "row prefetch hint");
     require_in(static_cast<int>(settings.gather_hint), -1, 3, "gather prefetch hint");
-    if (!is_narrow_hint(settings.narrow_hint)) {
-        throw std::invalid_argument("narrow prefetch hint " + std::to_string(static_cast<int>(settings.narrow_hint)) +
-                                    " is not nta (0) or t0 (3)");
-    }
+    require_narrow_hint(settings.float32_hint, "float32 prefetch hint");
+    require_narrow_hint(settings.bfloat16_hint, "bfloat16 prefetch hint");
     Current& now = current();
     now.row_hint.store(static_cast<int>(settings.row_hint), std::memory_order_relaxed);
     now.row_distance_bytes.store(settings.row_distance_bytes, std::memory_order_relaxed);
     now.rows_per_step.store(settings.rows_per_step, std::memory_order_relaxed);
     now.wide_rows_per_step.store(settings.wide_rows_per_step, std::memory_order_relaxed);
-    now.narrow_hint.store(static_cast<int>(settings.narrow_hint), std::memory_order_relaxed);
+    now.float32_hint.store(static_cast<int>(settings.float32_hint), std::memory_order_relaxed);
+    now.bfloat16_hint.store(static_cast<int>(settings.bfloat16_hint), std::memory_order_relaxed);
     now.gather_hint.store(static_cast<int>(settings.gather_hint), std::memory_order_relaxed);
     now.gather_rows_ahead.store(settings.gather_rows_ahead, std::memory_order_relaxed);
 }

@@ -26,7 +26,8 @@ struct StreamSettings {
     Index row_distance_bytes;  // how far ahead of the line being read it asks
     Index rows_per_step;       // rows read side by side (1, 2 or 4); others fall back to 1
     Index wide_rows_per_step;  // the same for rows whose hidden vector is wide (rows_per_step_for says when)
-    PrefetchHint narrow_hint;  // hint of the float32 and bfloat16 row loops (nta or t0; same distance)
+    PrefetchHint float32_hint;   // hint of the float32 row loops (none, nta or t0; the row loops' distance)
+    PrefetchHint bfloat16_hint;  // hint of the bfloat16 row loops (none, nta or t0; the same distance)
     PrefetchHint gather_hint;  // hint of the gather's prefetch of a whole row
     Index gather_rows_ahead;   // how many rows ahead of the one being copied it asks for
 };
@@ -66,7 +67,7 @@ PrefetchHint hint_named(const char* hint_text, PrefetchHint fallback);
 
 /// The defaults for this CPU, with the row loops' hint forced by EMBED_PREFETCH=none|nta|t2|t1|t0, their
 /// rows per step by EMBED_ROWS_PER_STEP=1|2|4 (EMBED_WIDE_ROWS_PER_STEP=1|2|4 for wide vectors), the float32
-/// and bfloat16 loops' hint by EMBED_NARROW_PREFETCH=nta|t0, the gather's hint by
+/// and bfloat16 loops' hints (both) by EMBED_NARROW_PREFETCH=none|nta|t0, the gather's hint by
 /// EMBED_GATHER_PREFETCH=none|nta|t2|t1|t0 and its rows ahead by EMBED_GATHER_ROWS_AHEAD=1|2|4|8 if set (an
 /// unknown value is ignored, as EMBED_NUM_THREADS's are).
 StreamSettings default_stream_settings();
@@ -83,7 +84,8 @@ inline bool streams_from_memory(Index table_bytes) { return table_bytes > kPrefe
 
 /// Uses `settings` from now on (for embed_bench's sweep and the tests); not while another thread is inside a
 /// library call. Throws std::invalid_argument naming the value for a distance outside [0, 65536], either rows
-/// per step other than 1, 2 or 4, rows ahead outside [0, 64], or a narrow hint other than nta or t0.
+/// per step other than 1, 2 or 4, rows ahead outside [0, 64], or a float32 or bfloat16 hint other than none,
+/// nta or t0.
 void set_stream_settings(const StreamSettings& settings);
 
 /// hint's name as the sweep prints it: "none", "nta", "t2", "t1" or "t0".

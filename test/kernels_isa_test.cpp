@@ -67,9 +67,10 @@ T* first_line_start(std::vector<T>& buffer) {
 // Every streaming setting the sweep can choose (lib/streaming.hpp): each
 // prefetch hint at no, short and the default distance, one, two and four rows
 // per step (for wide vectors the next of them, so each meets the others),
-// and the float32 and bfloat16 loops' two hints in turn, so each meets every
-// distance. None may change a bit.
+// and the float32 and bfloat16 loops' three hints, one per row-loop hint in
+// turn, so each meets every distance and rows per step. None may change a bit.
 std::vector<StreamSettings> every_row_setting() {
+    constexpr PrefetchHint kNarrowHints[] = {PrefetchHint::none, PrefetchHint::nta, PrefetchHint::t0};
     std::vector<StreamSettings> settings;
     for (const int hint : {-1, 0, 1, 2, 3}) {
         for (const Index distance : {0, 64, 4096}) {
@@ -79,7 +80,8 @@ std::vector<StreamSettings> every_row_setting() {
                 s.row_distance_bytes = distance;
                 s.rows_per_step = rows;
                 s.wide_rows_per_step = rows == 4 ? 1 : 2 * rows;
-                s.narrow_hint = settings.size() % 2 == 0 ? PrefetchHint::nta : PrefetchHint::t0;
+                s.float32_hint = kNarrowHints[(hint + 1) % 3];
+                s.bfloat16_hint = kNarrowHints[(hint + 2) % 3];
                 settings.push_back(s);
             }
         }
@@ -92,7 +94,8 @@ std::string setting_label(const StreamSettings& setting) {
     return std::string("hint ") + embed::detail::hint_name(setting.row_hint) + " distance " +
            std::to_string(setting.row_distance_bytes) + " rows " + std::to_string(setting.rows_per_step) +
            " wide rows " + std::to_string(setting.wide_rows_per_step) +
-           " narrow hint " + embed::detail::hint_name(setting.narrow_hint);
+           " float32 hint " + embed::detail::hint_name(setting.float32_hint) + " bfloat16 hint " +
+           embed::detail::hint_name(setting.bfloat16_hint);
 }
 
 // Puts the library's default settings back when a test ends, whatever it set.
@@ -250,8 +253,8 @@ using NarrowTypes = testing::Types<float, Eigen::bfloat16>;
 TYPED_TEST_SUITE(NarrowKernelsOnOneInstructionSet, NarrowTypes);
 
 // Rows start at every offset from a 64-byte line a value of their type can have (16 for float32, 32 for
-// bfloat16), under every streaming setting (the narrow loops take its distance, both rows per step and the
-// narrow hint); each score must be the documented order's on the row widened by hand. 11 rows: groups of 2
+// bfloat16), under every streaming setting (the narrow loops take its distance, both rows per step and their
+// type's hint); each score must be the documented order's on the row widened by hand. 11 rows: groups of 2
 // and 4 with some left over.
 TYPED_TEST(NarrowKernelsOnOneInstructionSet, DotRowsIsTheDocumentedSumOfTheWidenedRowAtEveryStartAndSetting) {
     using Narrow = TypeParam;

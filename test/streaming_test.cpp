@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <cstdlib>
 #include <initializer_list>
+#include <optional>
 #include <utility>
 #include <string>
 #include <vector>
@@ -45,7 +46,7 @@ struct DefaultsAfter {
 bool same(const StreamSettings& a, const StreamSettings& b) {
     return a.row_hint == b.row_hint && a.row_distance_bytes == b.row_distance_bytes &&
            a.rows_per_step == b.rows_per_step && a.wide_rows_per_step == b.wide_rows_per_step &&
-           a.narrow_hint == b.narrow_hint && a.gather_hint == b.gather_hint &&
+           a.float32_hint == b.float32_hint && a.bfloat16_hint == b.bfloat16_hint && a.gather_hint == b.gather_hint &&
            a.gather_rows_ahead == b.gather_rows_ahead;
 }
 
@@ -90,11 +91,14 @@ TEST(StreamSettings, RefusesValuesOutsideTheirRangesAndKeepsTheOldOnes) {
     bad = other;
     bad.gather_hint = static_cast<PrefetchHint>(-2);
     expect_refused(bad, "gather prefetch hint -2");
-    for (const PrefetchHint hint : {PrefetchHint::none, PrefetchHint::t2, PrefetchHint::t1}) {
+    for (const PrefetchHint hint : {PrefetchHint::t2, PrefetchHint::t1}) {
+        const std::string why = std::to_string(static_cast<int>(hint)) + " is not none (-1), nta (0) or t0 (3)";
         bad = other;
-        bad.narrow_hint = hint;
-        expect_refused(bad, "narrow prefetch hint " + std::to_string(static_cast<int>(hint)) +
-                                " is not nta (0) or t0 (3)");
+        bad.float32_hint = hint;
+        expect_refused(bad, std::string("float32 prefetch hint ") + why);
+        bad = other;
+        bad.bfloat16_hint = hint;
+        expect_refused(bad, std::string("bfloat16 prefetch hint ") + why);
     }
 }
 
@@ -137,8 +141,10 @@ TEST(StreamSettings, NamesEveryHint) {
 // CPUs with AVX-512 read one row per step 4 KiB ahead, AMD's with the non-temporal hint and the others' with
 // prefetcht0; CPUs without AVX-512 read four rows per step with no software prefetch, and every kind reads
 // four rows of a wide vector per step (lib/streaming.cpp says why). The gather asks with prefetcht2 four rows
-// ahead on AMD's CPUs with AVX-512 and with prefetcht0 two rows ahead on the others. Every kind's settings are ones set_stream_settings accepts, and each gives the
-// documented order's bits: see the test below, which runs every setting, and kernels_isa_test.
+// ahead on AMD's CPUs with AVX-512 and with prefetcht0 two rows ahead on the others. The float32 loops ask
+// for nothing ahead on AMD's CPUs with AVX-512 and the bfloat16 loops with the non-temporal hint there;
+// both use prefetcht0 on the others. Every kind's settings are ones set_stream_settings accepts, and each
+// gives the documented order's bits: see the test below, which runs every setting, and kernels_isa_test.
 TEST(StreamSettings, DefaultsDifferInHowTheRowLoopsStreamBetweenKindsOfCpu) {
     DefaultsAfter restore;
     using embed::detail::CpuKind;
@@ -147,9 +153,12 @@ TEST(StreamSettings, DefaultsDifferInHowTheRowLoopsStreamBetweenKindsOfCpu) {
     const StreamSettings older = embed::detail::default_stream_settings_for(CpuKind::without_avx512);
     EXPECT_EQ(amd.row_hint, PrefetchHint::nta);
     EXPECT_EQ(intel.row_hint, PrefetchHint::t0);
-    EXPECT_EQ(amd.narrow_hint, PrefetchHint::nta);
-    EXPECT_EQ(intel.narrow_hint, PrefetchHint::t0);
-    EXPECT_EQ(older.narrow_hint, PrefetchHint::t0);
+    EXPECT_EQ(amd.float32_hint, PrefetchHint::none);
+    EXPECT_EQ(amd.bfloat16_hint, PrefetchHint::nta);
+    for (const StreamSettings& s : {intel, older}) {
+        EXPECT_EQ(s.float32_hint, PrefetchHint::t0);
+        EXPECT_EQ(s.bfloat16_hint, PrefetchHint::t0);
+    }
     for (const StreamSettings& s : {amd, intel}) {
         EXPECT_EQ(s.rows_per_step, 1);
         EXPECT_EQ(s.row_distance_bytes, 4096);
@@ -228,13 +237,24 @@ TEST(StreamSettings, EmbedPrefetchForcesTheRowHintAndUnknownNamesAreIgnored) {
                                           {"t3", own}});
 }
 
-// The float32 and bfloat16 loops are built for two hints only, so the other hints' names are ignored too.
-TEST(StreamSettings, EmbedNarrowPrefetchForcesTheNarrowHintToNtaOrT0Only) {
-    const PrefetchHint own = embed::detail::default_stream_settings_for(embed::detail::this_cpu_kind()).narrow_hint;
-    expect_variable_forces<PrefetchHint>(
-        "EMBED_NARROW_PREFETCH", &StreamSettings::narrow_hint,
-        {{"nta", PrefetchHint::nta}, {"t0", PrefetchHint::t0}, {"none", own}, {"t1", own}, {"t2", own},
-         {"NTA", own}, {"", own}});
+// One variable forces the float32 and the bfloat16 hint together. Their loops are built for three hints only,
+// so the other hints' names are ignored too.
+TEST(StreamSettings, EmbedNarrowPrefetchForcesBothNarrowHintsToNoneNtaOrT0Only) {
+    const StreamSettings own = embed::detail::default_stream_settings_for(embed::detail::this_cpu_kind());
+    const std::pair<const char*, std::optional<PrefetchHint>> cases[] = {
+        {"none", PrefetchHint::none}, {"nta", PrefetchHint::nta}, {"t0", PrefetchHint::t0}, {"t1", std::nullopt},
+        {"t2", std::nullopt},         {"NTA", std::nullopt},      {"", std::nullopt}};
+    for (const auto& [text, forced_hint] : cases) {
+        ASSERT_EQ(setenv("EMBED_NARROW_PREFETCH", text, 1), 0);
+        StreamSettings forced = embed::detail::default_stream_settings();
+        EXPECT_EQ(forced.float32_hint, forced_hint.value_or(own.float32_hint)) << text;
+        EXPECT_EQ(forced.bfloat16_hint, forced_hint.value_or(own.bfloat16_hint)) << text;
+        forced.float32_hint = own.float32_hint;
+        forced.bfloat16_hint = own.bfloat16_hint;
+        EXPECT_TRUE(same(forced, own)) << "EMBED_NARROW_PREFETCH=" << text << " changed another setting";
+    }
+    ASSERT_EQ(unsetenv("EMBED_NARROW_PREFETCH"), 0);
+    EXPECT_TRUE(same(embed::detail::default_stream_settings(), own));
 }
 
 TEST(StreamSettings, EmbedGatherPrefetchForcesTheGatherHintAndUnknownNamesAreIgnored) {

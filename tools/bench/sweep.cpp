@@ -67,7 +67,8 @@ SameSettings same_row_settings(Index dim) {
 
 SameSettings same_narrow_settings(Index dim) {
     return [dim](const StreamSettings& a, const StreamSettings& b) {
-        return a.narrow_hint == b.narrow_hint && a.row_distance_bytes == b.row_distance_bytes &&
+        return a.float32_hint == b.float32_hint &&
+               (a.float32_hint == PrefetchHint::none || a.row_distance_bytes == b.row_distance_bytes) &&
                embed::detail::rows_per_step_for(a, dim) == embed::detail::rows_per_step_for(b, dim);
     };
 }
@@ -104,20 +105,25 @@ std::vector<Candidate> row_candidates() {
     return out;
 }
 
-/// The float32 and bfloat16 loops' settings: both of their hints at every distance and rows per step.
+/// The float32 loops' settings: each of their three hints at every distance (no prefetch once) and rows per step.
 std::vector<Candidate> narrow_candidates() {
     std::vector<Candidate> out;
     const StreamSettings base = embed::detail::default_stream_settings();
     for (const Index rows : kRowsPerStep) {
-        for (const PrefetchHint hint : {PrefetchHint::nta, PrefetchHint::t0}) {
+        for (const PrefetchHint hint : {PrefetchHint::none, PrefetchHint::nta, PrefetchHint::t0}) {
             for (const Index distance : kDistances) {
+                if (hint == PrefetchHint::none && distance != kDistances[0]) continue;
                 StreamSettings s = base;
-                s.narrow_hint = hint;
+                s.float32_hint = hint;
                 s.row_distance_bytes = distance;
                 s.rows_per_step = s.wide_rows_per_step = rows;
                 char name[64];
-                std::snprintf(name, sizeof name, "%s %ld B, %ld per step", embed::detail::hint_name(hint), distance,
-                              rows);
+                if (hint == PrefetchHint::none) {
+                    std::snprintf(name, sizeof name, "none, %ld per step", rows);
+                } else {
+                    std::snprintf(name, sizeof name, "%s %ld B, %ld per step", embed::detail::hint_name(hint),
+                                  distance, rows);
+                }
                 out.push_back({name, s, {}});
             }
         }
