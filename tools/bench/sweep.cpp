@@ -78,6 +78,17 @@ bool same_gather_settings(const StreamSettings& a, const StreamSettings& b) {
            (a.gather_hint == PrefetchHint::none || a.gather_rows_ahead == b.gather_rows_ahead);
 }
 
+/// A row-loop setting as the sweep prints it: "nta 4096 B, 1 per step", or "none, 4 per step" (no distance).
+std::string row_setting_name(PrefetchHint hint, Index distance, Index rows) {
+    char name[64];
+    if (hint == PrefetchHint::none) {
+        std::snprintf(name, sizeof name, "none, %ld per step", rows);
+    } else {
+        std::snprintf(name, sizeof name, "%s %ld B, %ld per step", embed::detail::hint_name(hint), distance, rows);
+    }
+    return name;
+}
+
 /// The row loops' settings: every hint at every distance and rows per step (no prefetch once per rows per step;
 /// the rows per step set for wide vectors too, so that each candidate reads its rows whatever the width).
 std::vector<Candidate> row_candidates() {
@@ -91,14 +102,7 @@ std::vector<Candidate> row_candidates() {
                 s.row_hint = hint;
                 s.row_distance_bytes = distance;
                 s.rows_per_step = s.wide_rows_per_step = rows;
-                char name[64];
-                if (hint == PrefetchHint::none) {
-                    std::snprintf(name, sizeof name, "none, %ld per step", rows);
-                } else {
-                    std::snprintf(name, sizeof name, "%s %ld B, %ld per step", embed::detail::hint_name(hint),
-                                  distance, rows);
-                }
-                out.push_back({name, s, {}});
+                out.push_back({row_setting_name(hint, distance, rows), s, {}});
             }
         }
     }
@@ -117,14 +121,7 @@ std::vector<Candidate> narrow_candidates() {
                 s.float32_hint = hint;
                 s.row_distance_bytes = distance;
                 s.rows_per_step = s.wide_rows_per_step = rows;
-                char name[64];
-                if (hint == PrefetchHint::none) {
-                    std::snprintf(name, sizeof name, "none, %ld per step", rows);
-                } else {
-                    std::snprintf(name, sizeof name, "%s %ld B, %ld per step", embed::detail::hint_name(hint),
-                                  distance, rows);
-                }
-                out.push_back({name, s, {}});
+                out.push_back({row_setting_name(hint, distance, rows), s, {}});
             }
         }
     }
