@@ -2,27 +2,18 @@
 #include "lane_class_gemm.hpp"
 #include "multiversion.hpp"
 #include "one_hot_gemm.hpp"
+#include "packed_gemm.hpp"
 #include "row_loops.hpp"
 #include "streaming.hpp"
 
 #include <algorithm>
 #include <cstdint>
-#include <utility>
 
-// load_lanes returns a 64-byte vector; it is internal and always inlined, so
-// the calling convention GCC warns about never reaches another file.
+// Lanes are 64-byte vectors passed between always-inlined functions, so the
+// calling convention GCC warns about never reaches another file.
 #pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace embed::detail {
-namespace {
-
-[[gnu::always_inline]] inline Lanes load_lanes(const double* p) {
-    Lanes v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-}
-
-}  // namespace
 
 // The row loops are compiled once per instruction set and picked at load
 // time (multiversion.hpp). The tests also build this file for the baseline,
@@ -326,241 +317,15 @@ void dot_and_square_rows(const double* rows, Index count, Index dim, const doubl
 
 namespace {
 
-// One P x Q block over `length` values (a multiple of 8) from a0 and b0, rows
-// dim apart: the lane sums so far come from acc_io (or start at zero) and go
-// back there. Storing a lane sum and reloading it is exact, so cutting d into
-// tiles keeps dot_kernel's order.
-template <Index P, Index Q>
-[[gnu::always_inline]] inline void dot_block_tile(const double* a0, const double* b0, Index dim, Index length,
-                                                  bool from_zero, Lanes* acc_io) {
-    Lanes acc[P][Q];
-    for (Index p = 0; p < P; ++p) {
-        for (Index q = 0; q < Q; ++q) acc[p][q] = from_zero ? Lanes{} : acc_io[p * Q + q];
-    }
-    for (Index c = 0; c < length; c += kLanes) {
-        Lanes bv[Q];
-        for (Index q = 0; q < Q; ++q) bv[q] = load_lanes(b0 + q * dim + c);
-        for (Index p = 0; p < P; ++p) {
-            const Lanes av = load_lanes(a0 + p * dim + c);
-            for (Index q = 0; q < Q; ++q) acc[p][q] += av * bv[q];
-        }
-    }
-    for (Index p = 0; p < P; ++p) {
-        for (Index q = 0; q < Q; ++q) acc_io[p * Q + q] = acc[p][q];
-    }
-}
-
-// sum_lanes of eight lane vectors at once: scores[j] = sum_lanes(v[j]), by the
-// same additions with the same operand first (adjacent lanes, then pairs of
-// pairs, then the halves), each step adding two shuffles of two vectors so
-// that the sums gather into one vector as they go. Why: one sum_lanes is a
-// chain of shuffles and adds for a single score, which on 512 x 64 (eight
-// products per score) cost about a quarter of the GEMM's time; here a score
-// costs under three vector instructions. Every shuffle interleaves or moves
-// whole 128-bit pieces, so none needs an index vector in a register.
-[[gnu::always_inline]] inline void sum_lanes_of_eight(const Lanes* v, double* scores) {
-    // pairs[k]: v[2k] and v[2k+1] interleaved, lanes 0+1, 0+1, 2+3, 2+3, 4+5, 4+5, 6+7, 6+7
-    Lanes pairs[4];
-    for (Index k = 0; k < 4; ++k) {
-        const Lanes& x = v[2 * k];
-        const Lanes& y = v[2 * k + 1];
-        pairs[k] = __builtin_shufflevector(x, y, 0, 8, 2, 10, 4, 12, 6, 14) +
-                   __builtin_shufflevector(x, y, 1, 9, 3, 11, 5, 13, 7, 15);
-    }
-    // quads[k]: lanes 0-3 of v[4k], v[4k+1], then 4-7 of both, then the same of v[4k+2], v[4k+3]
-    Lanes quads[2];
-    for (Index k = 0; k < 2; ++k) {
-        const Lanes& x = pairs[2 * k];
-        const Lanes& y = pairs[2 * k + 1];
-        quads[k] = __builtin_shufflevector(x, y, 0, 1, 4, 5, 8, 9, 12, 13) +
-                   __builtin_shufflevector(x, y, 2, 3, 6, 7, 10, 11, 14, 15);
-    }
-    const Lanes eight = __builtin_shufflevector(quads[0], quads[1], 0, 1, 4, 5, 8, 9, 12, 13) +
-                        __builtin_shufflevector(quads[0], quads[1], 2, 3, 6, 7, 10, 11, 14, 15);
-    std::memcpy(scores, &eight, sizeof eight);
-}
-
-// Scores of `count` pairs whose lane sums are lanes[0 .. count): score j goes
-// to out[(j / Q) * out_stride + j % Q], eight at a time. Not inlined: inlined
-// after the GEMM's loop, its shuffles took registers the loop then lacked, and
-// the loop spilled (perf, Zen 4); storing the sums once and reloading them
-// here costs less.
-template <Index Q>
-[[gnu::noinline]] EMBED_TARGET_AVX512 void store_scores(const Lanes* lanes, Index count, double* out, Index out_stride) {
-    Index j = 0;
-    for (; j + kLanes <= count; j += kLanes) {
-        double scores[kLanes];
-        sum_lanes_of_eight(lanes + j, scores);
-        for (Index s = 0; s < kLanes; ++s) out[(j + s) / Q * out_stride + (j + s) % Q] = scores[s];
-    }
-    for (; j < count; ++j) out[j / Q * out_stride + j % Q] = sum_lanes(lanes[j]);
-}
-
-// One P x Q block of dot products: a rows p against b rows q, each pair with
-// its own lanes in dot_kernel's order. Every b row loaded is used against P a
-// rows and every a row against Q b rows, so the arithmetic, not the loads,
-// sets the pace.
-template <Index P, Index Q>
-[[gnu::always_inline]] inline void dot_block(const double* a0, const double* b0, Index dim, Index whole, double* out,
-                                             Index out_stride) {
-    Lanes acc[P * Q];
-    dot_block_tile<P, Q>(a0, b0, dim, whole, true, acc);
-    if (whole == dim) {
-        store_scores<Q>(acc, P * Q, out, out_stride);
-        return;
-    }
-    for (Index p = 0; p < P; ++p) {
-        for (Index q = 0; q < Q; ++q) {
-            out[p * out_stride + q] = finish_lanes(acc[p * Q + q], a0 + p * dim, b0 + q * dim, whole, dim);
-        }
-    }
-}
-
-// All pairs by P x Q blocks: Q b rows stay in L1 while every a row passes
-// them. The edges use 1 x Q and P x 1 blocks, which keep the same order.
-template <Index P, Index Q>
-[[gnu::always_inline]] inline void dot_all_pairs_by(const double* a, Index n, const double* b, Index m, Index dim,
-                                                    double* out, Index out_stride) {
-    const Index whole = dim - dim % kLanes;
-    Index t = 0;
-    for (; t + Q <= m; t += Q) {
-        const double* b0 = b + t * dim;
-        Index i = 0;
-        for (; i + P <= n; i += P) dot_block<P, Q>(a + i * dim, b0, dim, whole, out + i * out_stride + t, out_stride);
-        for (; i < n; ++i) dot_block<1, Q>(a + i * dim, b0, dim, whole, out + i * out_stride + t, out_stride);
-    }
-    for (; t < m; ++t) {
-        const double* b0 = b + t * dim;
-        Index i = 0;
-        for (; i + P <= n; i += P) dot_block<P, 1>(a + i * dim, b0, dim, whole, out + i * out_stride + t, out_stride);
-        for (; i < n; ++i) out[i * out_stride + t] = dot_kernel(a + i * dim, b0, dim);
-    }
-}
-
-// A row's values outside the tiled loop, where the pairs' rotated lanes want
-// them. The lanes are held rotated as in row_sums: vector position pos holds
-// lane (head + pos) % 8. The head values 0 .. head - 1 come first in their
-// lanes, at positions 8 - head .. 7 of `head`; the tail, the values after
-// the `body` values from head on, comes last in its lanes, at positions 0 ..
-// of `tail`; every other position is 0.
-struct RowEdges {
-    Lanes head;
-    Lanes tail;
-};
-
-[[gnu::always_inline]] inline RowEdges row_edges(const double* row, Index head, Index body, Index dim) {
-    RowEdges edges{Lanes{}, Lanes{}};
-    for (Index pos = kLanes - head; pos < kLanes; ++pos) edges.head[pos] = row[pos + head - kLanes];
-    for (Index pos = 0; head + body + pos < dim; ++pos) edges.tail[pos] = row[head + body + pos];
-    return edges;
-}
-
-// Lanes rotated by Head (position p holds lane (Head + p) % 8) back in lane
-// order: lane L comes from position (L - Head) % 8. The positions must be
-// constants for __builtin_shufflevector, which GCC and Clang both have, so
-// there is one shuffle per rotation.
-template <Index Head, std::size_t... Lane>
-[[gnu::always_inline]] inline Lanes unrotated_by(const Lanes& lanes, std::index_sequence<Lane...>) {
-    return __builtin_shufflevector(lanes, lanes, static_cast<int>((Lane + kLanes - Head) % kLanes)...);
-}
-
-[[gnu::always_inline]] inline Lanes unrotated(const Lanes& lanes, Index head) {
-    constexpr auto kLaneOrder = std::make_index_sequence<kLanes>{};
-    switch (head) {
-        case 1: return unrotated_by<1>(lanes, kLaneOrder);
-        case 2: return unrotated_by<2>(lanes, kLaneOrder);
-        case 3: return unrotated_by<3>(lanes, kLaneOrder);
-        case 4: return unrotated_by<4>(lanes, kLaneOrder);
-        case 5: return unrotated_by<5>(lanes, kLaneOrder);
-        case 6: return unrotated_by<6>(lanes, kLaneOrder);
-        case 7: return unrotated_by<7>(lanes, kLaneOrder);
-        default: return lanes;
-    }
-}
-
-// All pairs, Q b rows at a time, with d cut into tiles of kTile values: all
-// (up to kRows) a rows pass one tile of the Q b rows before the next tile, so
-// only Q tiles of b, not Q whole rows, have to stay in L1, and the lane sums
-// wait in `sums` between tiles. Measured on Zen 5, one thread, n = 64, d = 768:
-// 88 ms with tiles of 512 values against 102 ms untiled; 128, 256 and 1024 were
-// slower. Copying the tiles of b together first, or gathering the scores in a
-// local panel before writing out, gained nothing.
-//
-// The tiles start at the first cache-line boundary of the b rows (`head`
-// values in), so every load of b, and of a when it sits at the same offset
-// from a line, reads one whole line; the values outside the tiles enter as
-// RowEdges, first and last in their lanes, which keeps dot_kernel's order.
-// Measured on this VM, one thread, n = 64, 8192 b rows: 76 against 66 GFLOP/s
-// at d = 768, 72 against 62 at d = 1024, against rows straddling lines. When
-// d is not a multiple of 8 the rows start at different offsets and the
-// tiles start at 0.
-template <Index P, Index Q>
-[[gnu::always_inline]] inline void dot_all_pairs_tiled(const double* a, Index n, const double* b, Index m, Index dim,
-                                                       double* out, Index out_stride) {
-    constexpr Index kTile = 512;
-    constexpr Index kRows = 64;
-    Index head = values_before_line(b);
-    if (dim % kLanes != 0 || head < 0) head = 0;
-    head = std::min(head, dim);
-    const Index body = (dim - head) - (dim - head) % kLanes;  // values in the tiles
-    if (head == 0 && body == dim && dim <= kTile) {
-        // One tile and no edges: the lane sums can stay in registers from the
-        // first product to the last (the edges above would add only zeros).
-        // Measured on Zen 5, one thread, n = 64 on 512 x 64: 0.114 ms tiled, 0.074 ms here.
-        dot_all_pairs_by<P, Q>(a, n, b, m, dim, out, out_stride);
-        return;
-    }
-    const Index m_blocks = m - m % Q;
-    Lanes sums[kRows * Q];
-    RowEdges a_edges[kRows];
-    for (Index i0 = 0; i0 < n; i0 += kRows) {
-        const Index rows = std::min(kRows, n - i0);
-        const double* a_rows = a + i0 * dim;
-        for (Index i = 0; i < rows; ++i) a_edges[i] = row_edges(a_rows + i * dim, head, body, dim);
-        for (Index t = 0; t < m_blocks; t += Q) {
-            const double* b0 = b + t * dim;
-            RowEdges b_edges[Q];
-            for (Index q = 0; q < Q; ++q) b_edges[q] = row_edges(b0 + q * dim, head, body, dim);
-            // The head values first in their lanes, added to zero as dot_kernel adds
-            // them, so each lane holds dot_kernel's bits even for a product of -0.
-            for (Index i = 0; i < rows; ++i) {
-                for (Index q = 0; q < Q; ++q) sums[i * Q + q] = Lanes{} + a_edges[i].head * b_edges[q].head;
-            }
-            for (Index k = 0; k < body; k += kTile) {
-                const Index length = std::min(kTile, body - k);
-                const Index from = head + k;
-                Index i = 0;
-                for (; i + P <= rows; i += P) {
-                    dot_block_tile<P, Q>(a_rows + i * dim + from, b0 + from, dim, length, false, sums + i * Q);
-                }
-                for (; i < rows; ++i) {
-                    dot_block_tile<1, Q>(a_rows + i * dim + from, b0 + from, dim, length, false, sums + i * Q);
-                }
-            }
-            // The tail values last in their lanes. The positions that hold a head
-            // value add +0 here, which leaves a lane as it was: a lane that starts
-            // at +0 can never become -0.
-            for (Index i = 0; i < rows; ++i) {
-                for (Index q = 0; q < Q; ++q) {
-                    Lanes& lanes = sums[i * Q + q];
-                    lanes = unrotated(lanes + a_edges[i].tail * b_edges[q].tail, head);
-                }
-            }
-            store_scores<Q>(sums, rows * Q, out + i0 * out_stride + t, out_stride);
-        }
-    }
-    // The last m % Q b rows, untiled.
-    dot_all_pairs_by<P, Q>(a, n, b + m_blocks * dim, m - m_blocks, dim, out + m_blocks, out_stride);
-}
-
-// AVX-512 has 32 vector registers, one Lanes each: 4 x 6 accumulators, 6 b
-// rows and an a row fit without spilling. The lane-class GEMM of AVX2 with
-// 8-double registers (panels of 16 or 24 b rows, 8 a rows per block) was no
-// faster on Zen 5, one thread, n = 64: 26-29 billion multiply-adds a second
-// on GPT-2's shape against 27-35 for this kernel, and 14 against 19 on 512 x 64.
-EMBED_TARGET_AVX512 void dot_all_pairs_avx512(const double* a, Index n, const double* b, Index m,
-                                                             Index dim, double* out, Index out_stride) {
-    dot_all_pairs_tiled<4, kAvx512PairBlock>(a, n, b, m, dim, out, out_stride);
+// AVX-512 has 32 vector registers, one Lanes each: the packed GEMM's 4 x 6
+// accumulators, 6 b rows and an a row fit without spilling. The lane-class
+// GEMM of AVX2 with 8-double registers (panels of 16 or 24 b rows, 8 a rows
+// per block) was no faster on Zen 5, one thread, n = 64: 26-29 billion
+// multiply-adds a second on GPT-2's shape against 27-35 for the 4 x 6 block
+// (then on unpacked rows), and 14 against 19 on 512 x 64.
+EMBED_TARGET_AVX512 void dot_all_pairs_avx512(const double* a, Index n, const double* b, Index m, Index dim,
+                                              double* out, Index out_stride) {
+    packed_gemm::all_pairs<packed_gemm::LoadDoubles>(a, n, b, m, dim, out, out_stride);
 }
 
 EMBED_MULTIVERSION_NARROW void dot_all_pairs_narrow(const double* a, Index n, const double* b, Index m, Index dim,
@@ -613,18 +378,6 @@ void dot_all_pairs(const double* a, Index n, const double* b, Index m, Index dim
     } else {
         dot_all_pairs_narrow(a, n, b, m, dim, out, out_stride);
     }
-}
-
-const double* at_line_offset_of(const double* like, const double* values, Index count, std::vector<double>& staging) {
-    using row_loops::kLineBytes;
-    const auto wanted = reinterpret_cast<std::uintptr_t>(like) % kLineBytes;
-    const auto have = reinterpret_cast<std::uintptr_t>(values) % kLineBytes;
-    if (have == wanted || wanted % sizeof(double) != 0) return values;
-    staging.resize(static_cast<std::size_t>(count + kLanes));
-    double* start = staging.data();  // 8-byte aligned, so one of its first 8 values sits right
-    while (reinterpret_cast<std::uintptr_t>(start) % kLineBytes != wanted) ++start;
-    std::copy(values, values + count, start);
-    return start;
 }
 
 }  // namespace embed::detail

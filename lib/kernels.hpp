@@ -13,7 +13,6 @@
 // add, so every instruction set gives the same bits.
 
 #include <cstring>
-#include <vector>
 
 #include "embed/types.hpp"
 
@@ -72,10 +71,6 @@ void dot_rows(const double* rows, Index count, Index dim, const double* x, doubl
 void dot_and_square_rows(const double* rows, Index count, Index dim, const double* x, double* out,
                          double* squares, bool prefetch = true);
 
-/// values is (count); returns values, or a copy of them in `staging` that starts at the same
-/// offset from a 64-byte cache line as `like` (values as they are if like is not 8-byte aligned).
-const double* at_line_offset_of(const double* like, const double* values, Index count, std::vector<double>& staging);
-
 /// a is (n, dim), b is (m, dim), both row-major; out(i, t) at out[i * out_stride + t] = dot_kernel(a row i, b row t).
 void dot_all_pairs(const double* a, Index n, const double* b, Index m, Index dim, double* out, Index out_stride);
 
@@ -87,11 +82,8 @@ void one_hot_times_table(const double* table, Index vocab, Index dim, const Inde
 /// multiples of it, so no block is part empty.
 Index one_hot_ids_per_block(const double* table);
 
-/// True where dot_all_pairs runs its AVX-512 kernel, which reads b in double (the narrow GEMMs widen blocks for it).
+/// True where dot_all_pairs runs its AVX-512 kernel (packed_gemm.hpp) for every stored type.
 bool all_pairs_on_avx512();
-
-/// b rows per block of dot_all_pairs' AVX-512 kernel: a multiple of it keeps every b row in the fast blocks.
-inline constexpr Index kAvx512PairBlock = 6;
 
 /// A double table of at most this many bytes stays in every core's cache (L2 is 512 KiB on Zen 3, more
 /// elsewhere): batched logits then splits its hidden rows between the cores, not the table's rows.

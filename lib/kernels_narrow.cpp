@@ -16,6 +16,7 @@
 #include "multiversion.hpp"
 #include "narrow_values.hpp"
 #include "one_hot_gemm.hpp"
+#include "packed_gemm.hpp"
 #include "row_loops.hpp"
 #include "streaming.hpp"
 
@@ -361,47 +362,25 @@ void one_hot_times_table_bf16(const Eigen::bfloat16* table, Index vocab, Index d
     one_hot_gemm::one_hot_times_table<one_hot_gemm::QuadBlocks>(table, vocab, dim, ids, n, out);
 }
 
-// Room for `values` doubles, the calling thread's own, kept from call to call
-// (at most a block of about 256 KiB, or one row where a row is wider). Why
-// kept: a fresh 256 KiB buffer came as fresh pages on every call, and with one
-// thread faulting them in and zeroing them made the float32 batch on 512 x 64
-// take 0.34 ms against the double batch's 0.11 (perf, Zen 4).
-double* widened_block_buffer(Index values) {
-    thread_local std::vector<double> buffer;
-    if (buffer.size() < static_cast<std::size_t>(values)) buffer.resize(static_cast<std::size_t>(values));
-    return buffer.data();
-}
-
-// The AVX-512 GEMM reads b in double: blocks of b rows widened into a small
-// buffer, about 256 KiB, which stays in L2 while every a row passes it.
-// Widening is exact, so every entry is the widened table's, bit for bit.
+// The AVX-512 GEMM widens each b row as it packs it (packed_gemm.hpp): every
+// stored value is read once, and widening is exact, so every entry is the
+// widened table's, bit for bit.
 template <class Narrow>
-void dot_all_pairs_by_widened_blocks(const double* a, Index n, const Narrow* b, Index m, Index dim, double* out,
-                                     Index out_stride) {
-    constexpr Index kBlockBytes = Index{256} << 10;
-    // Whole blocks of the kernel's b rows where they fit: at d = 4096 the 8 rows that fit had left 2 of
-    // every 8 to its slow edge loop (Zen 5, float32, 64 x 8192: 120 ms, 74 ms in blocks of 6).
-    const Index fit = std::max<Index>(1, kBlockBytes / (std::max<Index>(dim, 1) * Index{sizeof(double)}));
-    const Index block_rows = fit < kAvx512PairBlock ? fit : fit - fit % kAvx512PairBlock;
-    // The block starts at a's offset from a cache line, so the GEMM reads both in whole lines
-    // when d is a multiple of 8 (as the double batch arranges with at_line_offset_of).
-    double* widened = widened_block_buffer(std::min(block_rows, m) * dim + kLanes);
-    const auto a_offset = reinterpret_cast<std::uintptr_t>(a) % kLineBytes;
-    if (a_offset % sizeof(double) == 0) {
-        while (reinterpret_cast<std::uintptr_t>(widened) % kLineBytes != a_offset) ++widened;
-    }
-    for (Index first = 0; first < m; first += block_rows) {
-        const Index count = std::min(block_rows, m - first);
-        widen_values(b + first * dim, count * dim, widened);
-        dot_all_pairs(a, n, widened, count, dim, out + first, out_stride);
-    }
+struct WidenedLanes {
+    [[gnu::always_inline]] static Lanes lanes(const Narrow* p) { return load_widened_lanes(p); }
+};
+
+template <class Narrow>
+EMBED_TARGET_AVX512 void dot_all_pairs_avx512(const double* a, Index n, const Narrow* b, Index m, Index dim,
+                                              double* out, Index out_stride) {
+    packed_gemm::all_pairs<WidenedLanes<Narrow>>(a, n, b, m, dim, out, out_stride);
 }
 
 }  // namespace
 
 void dot_all_pairs(const double* a, Index n, const float* b, Index m, Index dim, double* out, Index out_stride) {
     if (all_pairs_on_avx512()) {
-        dot_all_pairs_by_widened_blocks(a, n, b, m, dim, out, out_stride);
+        dot_all_pairs_avx512(a, n, b, m, dim, out, out_stride);
     } else {
         dot_all_pairs_f32(a, n, b, m, dim, out, out_stride);
     }
@@ -410,7 +389,7 @@ void dot_all_pairs(const double* a, Index n, const float* b, Index m, Index dim,
 void dot_all_pairs(const double* a, Index n, const Eigen::bfloat16* b, Index m, Index dim, double* out,
                    Index out_stride) {
     if (all_pairs_on_avx512()) {
-        dot_all_pairs_by_widened_blocks(a, n, b, m, dim, out, out_stride);
+        dot_all_pairs_avx512(a, n, b, m, dim, out, out_stride);
     } else {
         dot_all_pairs_bf16(a, n, b, m, dim, out, out_stride);
     }

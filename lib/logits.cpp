@@ -2,7 +2,6 @@
 
 #include <cstddef>
 #include <type_traits>
-#include <vector>
 
 #include "checks.hpp"
 #include "kernels.hpp"
@@ -97,15 +96,8 @@ Table logits(const Table& table, const Table& hidden_rows) {
     // one write at a time cost more than the products (measured on this VM:
     // 195 ms for the 64 MB of n = 64, V = 131072; the batch took 311 ms).
     detail::prefault_for_writing(out.data(), static_cast<std::size_t>(out.size()) * sizeof(double));
-    const double* rows = table.data();
-    // The AVX-512 GEMM reads whole cache lines when the hidden rows sit at the
-    // table rows' offset from a line (d a multiple of 8); a copy of n x d values
-    // to get there costs little against the n x V x d products. (The GEMM for
-    // AVX2 and below packs both operands, wherever they sit.)
-    std::vector<double> staging;
-    const double* h = hidden_rows.data();
-    if (dim % detail::kLanes == 0) h = detail::at_line_offset_of(rows, h, hidden_rows.size(), staging);
-    all_pairs_between_cores(h, n, rows, vocab, dim, out.data());
+    // Both GEMMs pack both operands, so they read whole cache lines wherever the rows sit.
+    all_pairs_between_cores(hidden_rows.data(), n, table.data(), vocab, dim, out.data());
     return out;
 }
 

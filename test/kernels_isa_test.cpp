@@ -202,26 +202,12 @@ TEST_F(KernelsOnOneInstructionSet, AllPairsAreTheDocumentedSumsWhereverTheRowsSt
     }
 }
 
-// The staging copy lands at the offset from a line asked for, holds the same
-// values, and is skipped when the values already sit right.
-TEST(AtLineOffsetOf, CopiesToTheOffsetOfTheOtherPointerOnlyWhenItDiffers) {
-    std::vector<double> like_buffer(16);
-    std::vector<double> values_buffer = some_values(40, 9);
-    const double* like_line = first_line_start(like_buffer);
-    const double* values_line = first_line_start(values_buffer);
-    for (Index like_at = 0; like_at < 8; ++like_at) {
-        for (Index values_at = 0; values_at < 8; ++values_at) {
-            const double* values = values_line + values_at;
-            std::vector<double> staging;
-            const double* placed = embed::detail::at_line_offset_of(like_line + like_at, values, 20, staging);
-            EXPECT_EQ(reinterpret_cast<std::uintptr_t>(placed) % 64, static_cast<std::uintptr_t>(like_at * 8));
-            if (like_at == values_at) {
-                EXPECT_EQ(placed, values) << "no copy when the offsets already agree";
-                EXPECT_TRUE(staging.empty());
-            } else {
-                EXPECT_EQ(std::memcmp(placed, values, 20 * sizeof(double)), 0) << like_at << ", " << values_at;
-            }
-        }
+// The same for double b rows (see AllPairsCrossThePackedBlocksOfARows below for the narrow ones).
+TEST_F(KernelsOnOneInstructionSet, AllPairsCrossThePackedBlocksOfARows) {
+    for (const Index dim : {67, 6000}) {
+        const std::vector<double> a = some_values(static_cast<std::size_t>(70 * dim), 7);
+        const std::vector<double> b = some_values(static_cast<std::size_t>(13 * dim), 8);
+        expect_all_pairs_documented(a.data(), 70, b.data(), 13, dim, "d " + std::to_string(dim) + " n 70 m 13");
     }
 }
 
@@ -342,10 +328,10 @@ TYPED_TEST(NarrowKernelsOnOneInstructionSet, AllPairsAreTheDocumentedSumsOfTheWi
     }
 }
 
-// Rows so wide that the AVX-512 path widens only a few b rows at a time (256 KiB of doubles): 7 fit at
-// d = 4099, which it rounds down to its kernel's blocks of 6; 5 fit at d = 6000. 17 rows cross several blocks.
-TYPED_TEST(NarrowKernelsOnOneInstructionSet, AllPairsOfWideRowsCrossTheWidenedBlocks) {
-    for (const Index dim : {4099, 6000}) expect_narrow_all_pairs_in_order<TypeParam>(dim, 0, 5, 17);
+// More a rows than the AVX-512 GEMM packs at once (64, and 40 at d = 6000, where 64 would take more than
+// 2 MiB), so every group of b rows is packed again for the next a rows; 17 b rows end in a part group.
+TYPED_TEST(NarrowKernelsOnOneInstructionSet, AllPairsCrossThePackedBlocksOfARows) {
+    for (const Index dim : {67, 4099, 6000}) expect_narrow_all_pairs_in_order<TypeParam>(dim, 3, 70, 17);
 }
 
 // The one-hot product: for ids around the blocks (5 ids for AVX2 and below, 8 for AVX-512) and their groups
