@@ -43,9 +43,9 @@ namespace embed::detail::packed_gemm {
 
 /// a rows per register block: 4 x 6 accumulators, 6 b rows and an a row fill 31 of AVX-512's 32 registers.
 inline constexpr Index kARows = 4;
-/// b rows per register block (and per packed b group).
+/// b rows per register block, and per group the b rows are read (or widened) in.
 inline constexpr Index kBRows = 6;
-/// a rows packed at once: each b group is packed once per this many a rows.
+/// a rows packed at once: each group of b rows is read (or widened) once per this many a rows.
 inline constexpr Index kMaxPackedARows = 64;
 /// Fewer a rows are packed at once where 64 would take more than this (d > 4096).
 inline constexpr Index kMaxPackedABytes = Index{2} << 20;
