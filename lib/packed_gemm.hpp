@@ -221,6 +221,7 @@ private:
                                                                Index tail, double* out, Index out_stride) {
     constexpr Index kPairs = kARows * kBRows;
     double scores[kPairs];
+    // A whole block without tails, the usual case, goes straight to out.
     if (tail == 0 && a_rows == kARows && b_rows == kBRows) {
         for (Index j = 0; j < kPairs; j += kLanes) {
             sum_lanes_of_eight(acc + j, scores);
@@ -275,15 +276,16 @@ template <class Load, class Scalar>
         pack_a_groups(a + i0 * dim, a_count, dim, a_packed.data(), a_tails.data());
         for (Index t = 0; t < m; t += kBRows) {
             const Index b_count = std::min(kBRows, m - t);
+            const bool read_in_place = b_in_place && b_count == kBRows;
             const double* b_rows = b_widened.data();
             Index b_stride = whole;
             if constexpr (std::is_same_v<Scalar, double>) {
-                if (b_in_place && b_count == kBRows) {
+                if (read_in_place) {
                     b_rows = b + t * dim;
                     b_stride = dim;
                 }
             }
-            if (b_rows == b_widened.data()) widen_b_group<Load>(b + t * dim, b_count, dim, b_widened.data());
+            if (!read_in_place) widen_b_group<Load>(b + t * dim, b_count, dim, b_widened.data());
             if (tail > 0) copy_tails(b + t * dim, b_count, kBRows, dim, b_tails.data());
             const Index next = std::min(m, t + kBRows);
             LinesAhead ahead(b + next * dim, std::min(kBRows, m - next) * dim * Index{sizeof(Scalar)});
