@@ -283,8 +283,8 @@ template <bool kSquares>
     StreamSettings settings = stream_settings();
     if (!prefetch) settings.row_hint = PrefetchHint::none;
     settings.rows_per_step = rows_per_step_for(settings, dim);
-    with_row_settings<DoubleRows, kSquares>(settings, rows, count, dim, x,
-                                            static_cast<std::uintptr_t>(settings.row_distance_bytes), out, squares);
+    const auto distance = static_cast<std::uintptr_t>(row_distance_for(settings, dim));
+    with_row_settings<DoubleRows, kSquares>(settings, rows, count, dim, x, distance, out, squares);
 }
 
 }  // namespace

@@ -221,7 +221,7 @@ template <class Acc, bool kSquares, int Hint, class Narrow>
                                                         Index dim, const double* x, double* out, double* squares) {
     settings.rows_per_step = rows_per_step_for(settings, dim);
     with_rows_per_step<NarrowRows<Acc>, kSquares, Hint>(settings, rows, count, dim, x, out, squares,
-                                                        static_cast<std::uintptr_t>(settings.row_distance_bytes));
+                                                        static_cast<std::uintptr_t>(row_distance_for(settings, dim)));
 }
 
 // The settings' hint for rows of this stored type.

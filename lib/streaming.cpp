@@ -1,6 +1,9 @@
 #include "streaming.hpp"
 
 #include <atomic>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
@@ -18,6 +21,7 @@ struct Current {
     std::atomic<Index> row_distance_bytes;
     std::atomic<Index> rows_per_step;
     std::atomic<Index> wide_rows_per_step;
+    std::atomic<Index> wide_row_distance_bytes;
     std::atomic<int> float32_hint;
     std::atomic<int> bfloat16_hint;
     std::atomic<int> gather_hint;
@@ -29,6 +33,7 @@ Current& current() {
         const StreamSettings d = default_stream_settings();
         return Current{static_cast<int>(d.row_hint),      d.row_distance_bytes,
                        d.rows_per_step,                   d.wide_rows_per_step,
+                       d.wide_row_distance_bytes,
                        static_cast<int>(d.float32_hint),  static_cast<int>(d.bfloat16_hint),
                        static_cast<int>(d.gather_hint),   d.gather_rows_ahead};
     }();
@@ -87,7 +92,7 @@ Index one_digit_of(const char* text, std::initializer_list<const char*> allowed,
 //   rows side by side read 15-45 % faster than one, and no prefetch was the
 //   best setting in all four sweeps, prefetcht0 8 KiB ahead 3-8 % behind it,
 //   one row with prefetcht0 4 KiB ahead 1.14-1.47x.
-// - AMD with AVX-512 (Zen 5): one row per step, the non-temporal prefetch 4
+// - AMD with AVX-512 (Zen 5 and Zen 4): one row per step, the non-temporal prefetch 4
 //   KiB ahead. Head to head against prefetcht0 4 KiB ahead (Intel's choice)
 //   it was faster in every run: by 1-10 % on GPT-2's shape and the 1 GiB
 //   table in 2026-12-01's runs of 41 and 21 rounds, by 6 % and 10 % in the
@@ -112,9 +117,27 @@ Index one_digit_of(const char* text, std::initializer_list<const char*> allowed,
 //   (89 % of the probe on Llama 3's shape); Zen 5's double loops on wide
 //   rows and everything on Intel are not measured.
 //   EMBED_WIDE_ROWS_PER_STEP forces it.
-// - float32 and bfloat16: the double loops' rows per step and distance; on
-//   AMD with AVX-512 no software prefetch for float32 and nta for bfloat16,
-//   t0 for both elsewhere (EMBED_NARROW_PREFETCH forces one hint on both).
+// - wide rows' distance: 1 KiB ahead in each of the four rows' streams on
+//   Zen 5, the narrow rows' distance elsewhere. On Zen 5 (2026-12-04),
+//   Llama 3's 128256 x 4096, huge pages, settings in random order in one
+//   process, median of each round's time over no prefetch's: float32
+//   logits nta 1 KiB 0.76, 2 KiB 0.79, 4 KiB 0.88 (15 rounds); double
+//   logits 0.96, 0.97 and 1.12 (9 rounds), the sweep's head to head
+//   putting 4 KiB 1.06x behind 1 KiB; bfloat16 0.63-0.64 at all three.
+//   Four streams 4 KiB ahead ask for 16 KiB at once, a whole float32 row.
+//   Not measured on Zen 4, Intel or Zen 3, which keep the distance they had.
+//   EMBED_WIDE_PREFETCH_DISTANCE (EMBED_PREFETCH_DISTANCE for the narrow
+//   rows) forces it.
+// - float32 and bfloat16: the double loops' rows per step and distance; nta
+//   for bfloat16 on AMD with AVX-512, for float32 nta on Zen 5 and no
+//   software prefetch on Zen 4, t0 for both elsewhere
+//   (EMBED_NARROW_PREFETCH forces one hint on both). Zen 4 and Zen 5 want
+//   opposite float32 hints, so the kind tells them apart by CPU family.
+//   Float32 on Zen 5 (2026-12-04, the run above), per-round time over no
+//   prefetch's: Llama 3's shape, four rows per step, nta 0.76-0.88 by
+//   distance; GPT-2's shape, one row per step 4 KiB ahead, nta 0.90 of
+//   none (21 rounds); the sweep's head to head on Llama 3's shape put no
+//   prefetch 1.24x behind nta 2 KiB.
 //   Float32 on Zen 4 (2026-12-03), huge pages, none / nta / t0 timed in
 //   random order in one process, per-round time over nta's, median of 9 to
 //   31 rounds, four runs: logits on Llama 3's shape 0.86, 0.90, 0.92, 0.94,
@@ -125,7 +148,7 @@ Index one_digit_of(const char* text, std::initializer_list<const char*> allowed,
 //   row is a large share of the loop, and the hardware prefetchers find
 //   the four rows' streams without it. bfloat16 on the same runs: none took
 //   1.04-1.09x nta's time on Llama 3's shape (0.92-1.05x on GPT-2's), so it
-//   keeps nta. On Zen 5 none was not measured for these loops. They had read
+//   keeps nta. They had read
 //   four rows per step everywhere; on Zen 4, GPT-2's shape, rounds in random
 //   order, one row took 0.63-0.75x the time of four (float32 logits,
 //   nearest_by_dot, nearest_by_cosine; bfloat16 logits 0.63-0.67x), and on
@@ -156,25 +179,46 @@ Index one_digit_of(const char* text, std::initializer_list<const char*> allowed,
 // EMBED_GATHER_PREFETCH and EMBED_GATHER_ROWS_AHEAD force either.
 StreamSettings default_stream_settings_for(CpuKind kind) {
     switch (kind) {
-        case CpuKind::amd_with_avx512:
-            return {PrefetchHint::nta, 4096, 1, 4, PrefetchHint::none, PrefetchHint::nta, PrefetchHint::t2, 4};
+        case CpuKind::amd_zen5_or_later:
+            return {PrefetchHint::nta, 4096, 1, 4, 1024, PrefetchHint::nta, PrefetchHint::nta, PrefetchHint::t2, 4};
+        case CpuKind::amd_zen4:
+            return {PrefetchHint::nta, 4096, 1, 4, 4096, PrefetchHint::none, PrefetchHint::nta, PrefetchHint::t2, 4};
         case CpuKind::other_with_avx512:
-            return {PrefetchHint::t0, 4096, 1, 4, PrefetchHint::t0, PrefetchHint::t0, PrefetchHint::t0, 2};
+            return {PrefetchHint::t0, 4096, 1, 4, 4096, PrefetchHint::t0, PrefetchHint::t0, PrefetchHint::t0, 2};
         case CpuKind::without_avx512: break;
     }
-    return {PrefetchHint::none, 8192, 4, 4, PrefetchHint::t0, PrefetchHint::t0, PrefetchHint::t0, 2};
+    return {PrefetchHint::none, 8192, 4, 4, 8192, PrefetchHint::t0, PrefetchHint::t0, PrefetchHint::t0, 2};
+}
+
+CpuKind cpu_kind_of(bool has_avx512, bool is_amd, int family) {
+    if (!has_avx512) return CpuKind::without_avx512;
+    if (!is_amd) return CpuKind::other_with_avx512;
+    return family <= 25 ? CpuKind::amd_zen4 : CpuKind::amd_zen5_or_later;
 }
 
 CpuKind this_cpu_kind() {
 #if defined(__x86_64__)
-    if (!__builtin_cpu_supports("avx512f")) return CpuKind::without_avx512;
-    return __builtin_cpu_is("amd") ? CpuKind::amd_with_avx512 : CpuKind::other_with_avx512;
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    int family = 0;
+    if (__get_cpuid(1, &eax, &ebx, &ecx, &edx)) {
+        const auto base = static_cast<int>((eax >> 8) & 0xF);
+        family = base == 0xF ? base + static_cast<int>((eax >> 20) & 0xFF) : base;
+    }
+    return cpu_kind_of(__builtin_cpu_supports("avx512f"), __builtin_cpu_is("amd"), family);
 #else
     return CpuKind::without_avx512;
 #endif
 }
 
 Index rows_per_step_named(const char* text, Index fallback) { return one_digit_of(text, {"1", "2", "4"}, fallback); }
+
+Index row_distance_named(const char* text, Index fallback) {
+    if (text == nullptr) return fallback;
+    for (const Index distance : {1024, 2048, 4096, 8192}) {
+        if (std::strcmp(text, std::to_string(distance).c_str()) == 0) return distance;
+    }
+    return fallback;
+}
 
 Index gather_rows_ahead_named(const char* text, Index fallback) {
     return one_digit_of(text, {"1", "2", "4", "8"}, fallback);
@@ -195,6 +239,10 @@ StreamSettings default_stream_settings() {
     settings.rows_per_step = rows_per_step_named(std::getenv("EMBED_ROWS_PER_STEP"), settings.rows_per_step);
     settings.wide_rows_per_step =
         rows_per_step_named(std::getenv("EMBED_WIDE_ROWS_PER_STEP"), settings.wide_rows_per_step);
+    settings.row_distance_bytes =
+        row_distance_named(std::getenv("EMBED_PREFETCH_DISTANCE"), settings.row_distance_bytes);
+    settings.wide_row_distance_bytes =
+        row_distance_named(std::getenv("EMBED_WIDE_PREFETCH_DISTANCE"), settings.wide_row_distance_bytes);
     if (const std::optional<PrefetchHint> narrow = narrow_hint_named(std::getenv("EMBED_NARROW_PREFETCH"))) {
         settings.float32_hint = settings.bfloat16_hint = *narrow;
     }
@@ -209,6 +257,7 @@ StreamSettings stream_settings() {
     return {static_cast<PrefetchHint>(now.row_hint.load(std::memory_order_relaxed)),
             now.row_distance_bytes.load(std::memory_order_relaxed), now.rows_per_step.load(std::memory_order_relaxed),
             now.wide_rows_per_step.load(std::memory_order_relaxed),
+            now.wide_row_distance_bytes.load(std::memory_order_relaxed),
             static_cast<PrefetchHint>(now.float32_hint.load(std::memory_order_relaxed)),
             static_cast<PrefetchHint>(now.bfloat16_hint.load(std::memory_order_relaxed)),
             static_cast<PrefetchHint>(now.gather_hint.load(std::memory_order_relaxed)),
@@ -217,6 +266,7 @@ StreamSettings stream_settings() {
 
 void set_stream_settings(const StreamSettings& settings) {
     require_in(settings.row_distance_bytes, 0, 65536, "prefetch distance in bytes");
+    require_in(settings.wide_row_distance_bytes, 0, 65536, "wide prefetch distance in bytes");
     require_rows_per_step(settings.rows_per_step, "rows per step");
     require_rows_per_step(settings.wide_rows_per_step, "wide rows per step");
     require_in(settings.gather_rows_ahead, 0, 64, "gather rows ahead");
@@ -229,6 +279,7 @@ void set_stream_settings(const StreamSettings& settings) {
     now.row_distance_bytes.store(settings.row_distance_bytes, std::memory_order_relaxed);
     now.rows_per_step.store(settings.rows_per_step, std::memory_order_relaxed);
     now.wide_rows_per_step.store(settings.wide_rows_per_step, std::memory_order_relaxed);
+    now.wide_row_distance_bytes.store(settings.wide_row_distance_bytes, std::memory_order_relaxed);
     now.float32_hint.store(static_cast<int>(settings.float32_hint), std::memory_order_relaxed);
     now.bfloat16_hint.store(static_cast<int>(settings.bfloat16_hint), std::memory_order_relaxed);
     now.gather_hint.store(static_cast<int>(settings.gather_hint), std::memory_order_relaxed);

@@ -26,6 +26,7 @@ struct StreamSettings {
     Index row_distance_bytes;  // how far ahead of the line being read it asks
     Index rows_per_step;       // rows read side by side (1, 2 or 4); others fall back to 1
     Index wide_rows_per_step;  // the same for rows whose hidden vector is wide (rows_per_step_for says when)
+    Index wide_row_distance_bytes;  // the distance for those rows, in each of the rows' streams
     PrefetchHint float32_hint;   // hint of the float32 row loops (none, nta or t0; the row loops' distance)
     PrefetchHint bfloat16_hint;  // hint of the bfloat16 row loops (none, nta or t0; the same distance)
     PrefetchHint gather_hint;  // hint of the gather's prefetch of a whole row
@@ -34,13 +35,18 @@ struct StreamSettings {
 
 /// Which CPUs the defaults are chosen for: the kinds differ in how the row loops stream best.
 enum class CpuKind {
-    amd_with_avx512,    // measured on Zen 5 and Zen 4
+    amd_zen4,           // AMD with AVX-512 in CPU family 25: Zen 4, which runs 512-bit work as two halves
+    amd_zen5_or_later,  // AMD with AVX-512 in a later family (26 is Zen 5): measured on Zen 5
     other_with_avx512,  // measured on an Intel Xeon (Emerald Rapids)
     without_avx512,     // measured on Zen 3
 };
 
-/// The kind of CPU this process runs on, from __builtin_cpu_supports("avx512f") and __builtin_cpu_is("amd")
-/// (without_avx512 off x86-64).
+/// The kind of a CPU from what it reports: whether it has AVX-512F, whether it is AMD's, and its family
+/// (base plus extended family of CPUID leaf 1, as /proc/cpuinfo's "cpu family").
+CpuKind cpu_kind_of(bool has_avx512, bool is_amd, int family);
+
+/// The kind of CPU this process runs on, from __builtin_cpu_supports("avx512f"), __builtin_cpu_is("amd") and
+/// CPUID's family (without_avx512 off x86-64).
 CpuKind this_cpu_kind();
 
 /// The settings the library ships with for a kind of CPU.
@@ -48,6 +54,9 @@ StreamSettings default_stream_settings_for(CpuKind kind);
 
 /// text as rows per step ("1", "2" or "4"); `fallback` when it is null or none of them.
 Index rows_per_step_named(const char* text, Index fallback);
+
+/// text as a prefetch distance in bytes ("1024", "2048", "4096" or "8192", the sweep's); `fallback` otherwise.
+Index row_distance_named(const char* text, Index fallback);
 
 /// Hidden vectors of more than this many bytes (2048 doubles) are wide: each step of a row loop reads the
 /// whole vector once for all its rows, and past half of the smallest L1 data cache we target (32 KiB) the
@@ -59,6 +68,12 @@ inline Index rows_per_step_for(const StreamSettings& settings, Index dim) {
     return dim * Index{sizeof(double)} > kWideVectorBytes ? settings.wide_rows_per_step : settings.rows_per_step;
 }
 
+/// How far ahead, in bytes of each row, a row loop over rows of `dim` values asks under `settings`.
+inline Index row_distance_for(const StreamSettings& settings, Index dim) {
+    return dim * Index{sizeof(double)} > kWideVectorBytes ? settings.wide_row_distance_bytes
+                                                          : settings.row_distance_bytes;
+}
+
 /// text as the gather's rows ahead ("1", "2", "4" or "8"); `fallback` when it is null or none of them.
 Index gather_rows_ahead_named(const char* text, Index fallback);
 
@@ -66,7 +81,8 @@ Index gather_rows_ahead_named(const char* text, Index fallback);
 PrefetchHint hint_named(const char* hint_text, PrefetchHint fallback);
 
 /// The defaults for this CPU, with the row loops' hint forced by EMBED_PREFETCH=none|nta|t2|t1|t0, their
-/// rows per step by EMBED_ROWS_PER_STEP=1|2|4 (EMBED_WIDE_ROWS_PER_STEP=1|2|4 for wide vectors), the float32
+/// rows per step by EMBED_ROWS_PER_STEP=1|2|4 (EMBED_WIDE_ROWS_PER_STEP=1|2|4 for wide vectors), their
+/// distance by EMBED_PREFETCH_DISTANCE=1024|2048|4096|8192 (EMBED_WIDE_PREFETCH_DISTANCE for wide), the float32
 /// and bfloat16 loops' hints (both) by EMBED_NARROW_PREFETCH=none|nta|t0, the gather's hint by
 /// EMBED_GATHER_PREFETCH=none|nta|t2|t1|t0 and its rows ahead by EMBED_GATHER_ROWS_AHEAD=1|2|4|8 if set (an
 /// unknown value is ignored, as EMBED_NUM_THREADS's are).
@@ -83,7 +99,7 @@ inline constexpr Index kPrefetchAboveTableBytes = Index{8} << 20;
 inline bool streams_from_memory(Index table_bytes) { return table_bytes > kPrefetchAboveTableBytes; }
 
 /// Uses `settings` from now on (for embed_bench's sweep and the tests); not while another thread is inside a
-/// library call. Throws std::invalid_argument naming the value for a distance outside [0, 65536], either rows
+/// library call. Throws std::invalid_argument naming the value for either distance outside [0, 65536], either rows
 /// per step other than 1, 2 or 4, rows ahead outside [0, 64], or a float32 or bfloat16 hint other than none,
 /// nta or t0.
 void set_stream_settings(const StreamSettings& settings);

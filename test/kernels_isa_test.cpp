@@ -66,7 +66,8 @@ T* first_line_start(std::vector<T>& buffer) {
 
 // Every streaming setting the sweep can choose (lib/streaming.hpp): each
 // prefetch hint at no, short and the default distance, one, two and four rows
-// per step (for wide vectors the next of them, so each meets the others),
+// per step (for wide vectors the next of them, and the distance 4096 bytes
+// less, so each meets the others),
 // and the float32 and bfloat16 loops' three hints, one per row-loop hint in
 // turn, so each meets every distance and rows per step. None may change a bit.
 std::vector<StreamSettings> every_row_setting() {
@@ -80,6 +81,7 @@ std::vector<StreamSettings> every_row_setting() {
                 s.row_distance_bytes = distance;
                 s.rows_per_step = rows;
                 s.wide_rows_per_step = rows == 4 ? 1 : 2 * rows;
+                s.wide_row_distance_bytes = 4096 - distance;
                 s.float32_hint = kNarrowHints[(hint + 1) % 3];
                 s.bfloat16_hint = kNarrowHints[(hint + 2) % 3];
                 settings.push_back(s);
@@ -93,7 +95,8 @@ std::vector<StreamSettings> every_row_setting() {
 std::string setting_label(const StreamSettings& setting) {
     return std::string("hint ") + embed::detail::hint_name(setting.row_hint) + " distance " +
            std::to_string(setting.row_distance_bytes) + " rows " + std::to_string(setting.rows_per_step) +
-           " wide rows " + std::to_string(setting.wide_rows_per_step) +
+           " wide rows " + std::to_string(setting.wide_rows_per_step) + " wide distance " +
+           std::to_string(setting.wide_row_distance_bytes) +
            " float32 hint " + embed::detail::hint_name(setting.float32_hint) + " bfloat16 hint " +
            embed::detail::hint_name(setting.bfloat16_hint);
 }

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <cstdlib>
+#include <fstream>
 #include <initializer_list>
 #include <optional>
 #include <utility>
@@ -46,6 +47,7 @@ struct DefaultsAfter {
 bool same(const StreamSettings& a, const StreamSettings& b) {
     return a.row_hint == b.row_hint && a.row_distance_bytes == b.row_distance_bytes &&
            a.rows_per_step == b.rows_per_step && a.wide_rows_per_step == b.wide_rows_per_step &&
+           a.wide_row_distance_bytes == b.wide_row_distance_bytes &&
            a.float32_hint == b.float32_hint && a.bfloat16_hint == b.bfloat16_hint && a.gather_hint == b.gather_hint &&
            a.gather_rows_ahead == b.gather_rows_ahead;
 }
@@ -76,6 +78,9 @@ TEST(StreamSettings, RefusesValuesOutsideTheirRangesAndKeepsTheOldOnes) {
     bad = other;
     bad.row_distance_bytes = 65537;
     expect_refused(bad, "65537");
+    bad = other;
+    bad.wide_row_distance_bytes = 70000;
+    expect_refused(bad, "wide prefetch distance in bytes 70000 is outside [0, 65536]");
     bad = other;
     bad.rows_per_step = 3;
     expect_refused(bad, "rows per step 3 is not one of 1, 2, 4");
@@ -130,6 +135,17 @@ TEST(StreamSettings, VectorsPast16KiBReadTheWideRowsPerStep) {
     EXPECT_EQ(embed::detail::rows_per_step_for(setting, 4096), 4);
 }
 
+// The same split for the distance each row's stream asks ahead.
+TEST(StreamSettings, VectorsPast16KiBAskTheWideDistanceAhead) {
+    StreamSettings setting = embed::detail::default_stream_settings();
+    setting.row_distance_bytes = 4096;
+    setting.wide_row_distance_bytes = 1024;
+    EXPECT_EQ(embed::detail::row_distance_for(setting, 768), 4096);
+    EXPECT_EQ(embed::detail::row_distance_for(setting, 2048), 4096);
+    EXPECT_EQ(embed::detail::row_distance_for(setting, 2049), 1024);
+    EXPECT_EQ(embed::detail::row_distance_for(setting, 4096), 1024);
+}
+
 TEST(StreamSettings, NamesEveryHint) {
     EXPECT_STREQ(embed::detail::hint_name(PrefetchHint::none), "none");
     EXPECT_STREQ(embed::detail::hint_name(PrefetchHint::nta), "nta");
@@ -140,48 +156,78 @@ TEST(StreamSettings, NamesEveryHint) {
 
 // CPUs with AVX-512 read one row per step 4 KiB ahead, AMD's with the non-temporal hint and the others' with
 // prefetcht0; CPUs without AVX-512 read four rows per step with no software prefetch, and every kind reads
-// four rows of a wide vector per step (lib/streaming.cpp says why). The gather asks with prefetcht2 four rows
-// ahead on AMD's CPUs with AVX-512 and with prefetcht0 two rows ahead on the others. The float32 loops ask
-// for nothing ahead on AMD's CPUs with AVX-512 and the bfloat16 loops with the non-temporal hint there;
-// both use prefetcht0 on the others. Every kind's settings are ones set_stream_settings accepts, and each
-// gives the documented order's bits: see the test below, which runs every setting, and kernels_isa_test.
+// four rows of a wide vector per step, each row's stream asking 1 KiB ahead on Zen 5 and as far as a narrow
+// row elsewhere (lib/streaming.cpp says why). The gather asks with prefetcht2 four rows ahead on AMD's CPUs
+// with AVX-512 and with prefetcht0 two rows ahead on the others. The float32 loops ask for nothing ahead on
+// Zen 4 and with the non-temporal hint on Zen 5, the bfloat16 loops with the non-temporal hint on both; both
+// use prefetcht0 on the others. Every kind's settings are ones set_stream_settings accepts, and each gives
+// the documented order's bits: see the test below, which runs every setting, and kernels_isa_test.
 TEST(StreamSettings, DefaultsDifferInHowTheRowLoopsStreamBetweenKindsOfCpu) {
     DefaultsAfter restore;
     using embed::detail::CpuKind;
-    const StreamSettings amd = embed::detail::default_stream_settings_for(CpuKind::amd_with_avx512);
+    const StreamSettings zen5 = embed::detail::default_stream_settings_for(CpuKind::amd_zen5_or_later);
+    const StreamSettings zen4 = embed::detail::default_stream_settings_for(CpuKind::amd_zen4);
     const StreamSettings intel = embed::detail::default_stream_settings_for(CpuKind::other_with_avx512);
     const StreamSettings older = embed::detail::default_stream_settings_for(CpuKind::without_avx512);
-    EXPECT_EQ(amd.row_hint, PrefetchHint::nta);
+    for (const StreamSettings& s : {zen5, zen4}) EXPECT_EQ(s.row_hint, PrefetchHint::nta);
     EXPECT_EQ(intel.row_hint, PrefetchHint::t0);
-    EXPECT_EQ(amd.float32_hint, PrefetchHint::none);
-    EXPECT_EQ(amd.bfloat16_hint, PrefetchHint::nta);
+    EXPECT_EQ(zen5.float32_hint, PrefetchHint::nta);
+    EXPECT_EQ(zen4.float32_hint, PrefetchHint::none);
+    for (const StreamSettings& s : {zen5, zen4}) EXPECT_EQ(s.bfloat16_hint, PrefetchHint::nta);
     for (const StreamSettings& s : {intel, older}) {
         EXPECT_EQ(s.float32_hint, PrefetchHint::t0);
         EXPECT_EQ(s.bfloat16_hint, PrefetchHint::t0);
     }
-    for (const StreamSettings& s : {amd, intel}) {
+    for (const StreamSettings& s : {zen5, zen4, intel}) {
         EXPECT_EQ(s.rows_per_step, 1);
         EXPECT_EQ(s.row_distance_bytes, 4096);
     }
+    EXPECT_EQ(zen5.wide_row_distance_bytes, 1024);
+    for (const StreamSettings& s : {zen4, intel, older}) EXPECT_EQ(s.wide_row_distance_bytes, s.row_distance_bytes);
     EXPECT_EQ(older.row_hint, PrefetchHint::none);
     EXPECT_EQ(older.rows_per_step, 4);
     EXPECT_EQ(older.row_distance_bytes, 8192);
-    for (const StreamSettings& s : {amd, intel, older}) EXPECT_EQ(s.wide_rows_per_step, 4);
-    EXPECT_EQ(amd.gather_hint, PrefetchHint::t2);
-    EXPECT_EQ(amd.gather_rows_ahead, 4);
+    for (const StreamSettings& s : {zen5, zen4, intel, older}) EXPECT_EQ(s.wide_rows_per_step, 4);
+    for (const StreamSettings& s : {zen5, zen4}) {
+        EXPECT_EQ(s.gather_hint, PrefetchHint::t2);
+        EXPECT_EQ(s.gather_rows_ahead, 4);
+    }
     for (const StreamSettings& s : {intel, older}) {
         EXPECT_EQ(s.gather_hint, PrefetchHint::t0);
         EXPECT_EQ(s.gather_rows_ahead, 2);
     }
-    for (const StreamSettings& s : {amd, intel, older}) {
+    for (const StreamSettings& s : {zen5, zen4, intel, older}) {
         embed::detail::set_stream_settings(s);
         EXPECT_TRUE(same(embed::detail::stream_settings(), s));
     }
 }
 
-// The kind is read off the CPU with the compiler's own CPU checks, asked here independently.
-TEST(StreamSettings, TheKindOfCpuFollowsAvx512AndTheVendor) {
+// AVX-512 first, then the vendor, then (AMD only) the family: 25 is Zen 4's (Zen 3's too, without AVX-512).
+TEST(StreamSettings, TheKindFollowsAvx512TheVendorAndAmdsFamily) {
     using embed::detail::CpuKind;
+    using embed::detail::cpu_kind_of;
+    EXPECT_EQ(cpu_kind_of(false, true, 25), CpuKind::without_avx512);
+    EXPECT_EQ(cpu_kind_of(false, false, 6), CpuKind::without_avx512);
+    EXPECT_EQ(cpu_kind_of(true, false, 6), CpuKind::other_with_avx512);
+    EXPECT_EQ(cpu_kind_of(true, false, 26), CpuKind::other_with_avx512);
+    EXPECT_EQ(cpu_kind_of(true, true, 25), CpuKind::amd_zen4);
+    EXPECT_EQ(cpu_kind_of(true, true, 26), CpuKind::amd_zen5_or_later);
+    EXPECT_EQ(cpu_kind_of(true, true, 27), CpuKind::amd_zen5_or_later);
+}
+
+// This CPU's "cpu family" as Linux reports it in /proc/cpuinfo; 0 where there is none.
+int family_from_proc_cpuinfo() {
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(cpuinfo, line)) {
+        if (line.rfind("cpu family", 0) == 0) return std::stoi(line.substr(line.find(':') + 1));
+    }
+    return 0;
+}
+
+// The kind of this CPU is read off it with the compiler's own CPU checks and CPUID; asked here independently,
+// the family from the kernel's /proc/cpuinfo.
+TEST(StreamSettings, TheKindOfThisCpuIsTheKindOfWhatItReports) {
 #if defined(__x86_64__)
     const bool has_avx512 = __builtin_cpu_supports("avx512f");
     const bool is_amd = __builtin_cpu_is("amd");
@@ -189,10 +235,8 @@ TEST(StreamSettings, TheKindOfCpuFollowsAvx512AndTheVendor) {
     const bool has_avx512 = false;
     const bool is_amd = false;
 #endif
-    const CpuKind expected = !has_avx512 ? CpuKind::without_avx512
-                             : is_amd    ? CpuKind::amd_with_avx512
-                                         : CpuKind::other_with_avx512;
-    EXPECT_EQ(embed::detail::this_cpu_kind(), expected);
+    EXPECT_EQ(embed::detail::this_cpu_kind(),
+              embed::detail::cpu_kind_of(has_avx512, is_amd, family_from_proc_cpuinfo()));
 }
 
 // Sets the environment variable `variable` to each case's text and expects default_stream_settings() to
@@ -222,6 +266,18 @@ TEST(StreamSettings, EmbedWideRowsPerStepForcesTheWideRowsAndUnknownValuesAreIgn
     const Index own = embed::detail::default_stream_settings_for(embed::detail::this_cpu_kind()).wide_rows_per_step;
     expect_variable_forces<Index>("EMBED_WIDE_ROWS_PER_STEP", &StreamSettings::wide_rows_per_step,
                                   {{"1", 1}, {"2", 2}, {"4", 4}, {"8", own}, {"", own}, {"01", own}});
+}
+
+TEST(StreamSettings, EmbedPrefetchDistanceForcesTheDistanceAndUnknownValuesAreIgnored) {
+    const StreamSettings own = embed::detail::default_stream_settings_for(embed::detail::this_cpu_kind());
+    expect_variable_forces<Index>("EMBED_PREFETCH_DISTANCE", &StreamSettings::row_distance_bytes,
+                                  {{"1024", 1024}, {"2048", 2048}, {"4096", 4096}, {"8192", 8192},
+                                   {"512", own.row_distance_bytes}, {"", own.row_distance_bytes},
+                                   {"4096 ", own.row_distance_bytes}, {"04096", own.row_distance_bytes}});
+    expect_variable_forces<Index>("EMBED_WIDE_PREFETCH_DISTANCE", &StreamSettings::wide_row_distance_bytes,
+                                  {{"1024", 1024}, {"2048", 2048}, {"4096", 4096}, {"8192", 8192},
+                                   {"16384", own.wide_row_distance_bytes}, {"", own.wide_row_distance_bytes},
+                                   {"1k", own.wide_row_distance_bytes}});
 }
 
 TEST(StreamSettings, EmbedPrefetchForcesTheRowHintAndUnknownNamesAreIgnored) {

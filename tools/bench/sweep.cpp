@@ -61,14 +61,16 @@ SameSettings same_row_settings(Index dim) {
     return [dim](const StreamSettings& a, const StreamSettings& b) {
         return a.row_hint == b.row_hint &&
                embed::detail::rows_per_step_for(a, dim) == embed::detail::rows_per_step_for(b, dim) &&
-               (a.row_hint == PrefetchHint::none || a.row_distance_bytes == b.row_distance_bytes);
+               (a.row_hint == PrefetchHint::none ||
+                embed::detail::row_distance_for(a, dim) == embed::detail::row_distance_for(b, dim));
     };
 }
 
 SameSettings same_narrow_settings(Index dim) {
     return [dim](const StreamSettings& a, const StreamSettings& b) {
         return a.float32_hint == b.float32_hint &&
-               (a.float32_hint == PrefetchHint::none || a.row_distance_bytes == b.row_distance_bytes) &&
+               (a.float32_hint == PrefetchHint::none ||
+                embed::detail::row_distance_for(a, dim) == embed::detail::row_distance_for(b, dim)) &&
                embed::detail::rows_per_step_for(a, dim) == embed::detail::rows_per_step_for(b, dim);
     };
 }
@@ -90,7 +92,8 @@ std::string row_setting_name(PrefetchHint hint, Index distance, Index rows) {
 }
 
 /// The row loops' settings: every hint at every distance and rows per step (no prefetch once per rows per step;
-/// the rows per step set for wide vectors too, so that each candidate reads its rows whatever the width).
+/// the rows per step and distance set for wide vectors too, so that each candidate reads its rows whatever the
+/// width).
 std::vector<Candidate> row_candidates() {
     std::vector<Candidate> out;
     const StreamSettings base = embed::detail::default_stream_settings();
@@ -100,7 +103,7 @@ std::vector<Candidate> row_candidates() {
                 if (hint == PrefetchHint::none && distance != kDistances[0]) continue;
                 StreamSettings s = base;
                 s.row_hint = hint;
-                s.row_distance_bytes = distance;
+                s.row_distance_bytes = s.wide_row_distance_bytes = distance;
                 s.rows_per_step = s.wide_rows_per_step = rows;
                 out.push_back({row_setting_name(hint, distance, rows), s, {}});
             }
@@ -119,7 +122,7 @@ std::vector<Candidate> narrow_candidates() {
                 if (hint == PrefetchHint::none && distance != kDistances[0]) continue;
                 StreamSettings s = base;
                 s.float32_hint = hint;
-                s.row_distance_bytes = distance;
+                s.row_distance_bytes = s.wide_row_distance_bytes = distance;
                 s.rows_per_step = s.wide_rows_per_step = rows;
                 out.push_back({row_setting_name(hint, distance, rows), s, {}});
             }
