@@ -22,7 +22,11 @@
 // whose lane sums waited in memory) 19.3-20.0 at d = 768 and 13.3-13.7 at
 // d = 64; both operands packed 23.7-26.0 and 13.3-15.5; a packed and b in
 // place 25.7-26.8 and 18.7-22.6; the arithmetic alone 28.4; OpenBLAS dgemm
-// 20.3 at d = 768 on the same core.
+// 20.3 at d = 768 on the same core. Rows longer than 1024 values are met in
+// k blocks of 512 (their lane sums kept in memory between blocks), so that a
+// block of the b group stays in L1 and of the packed a rows in L2: on one Zen
+// 5 core float32 at d = 4096 went from 26-29 to 35-38 and double from 26-30
+// to 30-34, with d = 64 and 768 unchanged.
 
 #include <algorithm>
 #include <cstdint>
@@ -49,6 +53,13 @@ inline constexpr Index kBRows = 6;
 inline constexpr Index kMaxPackedARows = 64;
 /// Fewer a rows are packed at once where 64 would take more than this (d > 4096).
 inline constexpr Index kMaxPackedABytes = Index{2} << 20;
+/// Rows of up to this many whole values are read whole; longer ones kKBlockValues at a time.
+inline constexpr Index kMaxUnblockedValues = 1024;
+/// Values per k block of long rows: a block of 6 b rows (24 KiB) stays in L1 and the 64 packed a rows'
+/// block (256 KiB) in L2 while they meet.
+inline constexpr Index kKBlockValues = 512;
+/// Groups of 6 b rows met by each k block of the packed a rows before the next k block is read.
+inline constexpr Index kBGroupsPerChunk = 8;
 
 /// Room for `values` doubles starting on a cache line: the calling thread's own, kept from call to call
 /// while small, or this call's own when larger. Why kept: a fresh buffer comes as fresh pages, and with
@@ -122,28 +133,29 @@ template <class Scalar>
     if (dim % kLanes > 0) copy_tails(rows, count, padded, dim, tails);
 }
 
-/// `count` b rows of `dim` values (dim apart) widened by Load into kBRows rows of the whole blocks,
-/// `dim / 8 * 8` values apart in `widened` (a buffer on a cache line, so every row starts on one); the
-/// rows from count on are zeros, whose products are computed and dropped.
+/// Values [first, first + len) of `count` b rows of `dim` values (dim apart), widened by Load into kBRows
+/// rows `len` apart in `widened` (a buffer on a cache line; len is a multiple of 8, so every row starts on
+/// one); the rows from count on are zeros, whose products are computed and dropped.
 template <class Load, class Scalar>
-[[gnu::always_inline]] inline void widen_b_group(const Scalar* rows, Index count, Index dim, double* widened) {
-    const Index whole = dim - dim % kLanes;
+[[gnu::always_inline]] inline void widen_b_group(const Scalar* rows, Index count, Index dim, Index first, Index len,
+                                                 double* widened) {
     for (Index r = 0; r < kBRows; ++r) {
-        double* to = widened + r * whole;
+        double* to = widened + r * len;
         if (r >= count) {
-            std::fill(to, to + whole, 0.0);
+            std::fill(to, to + len, 0.0);
             continue;
         }
-        for (Index i = 0; i < whole; i += kLanes) {
-            const Lanes values = Load::lanes(rows + r * dim + i);
+        for (Index i = 0; i < len; i += kLanes) {
+            const Lanes values = Load::lanes(rows + r * dim + first + i);
             std::memcpy(to + i, &values, sizeof values);
         }
     }
 }
 
-/// The lines of the next group of b rows, asked for one per step of the kernel's loop.
+/// The lines of `bytes` bytes from `first`, asked for one per step of the kernel's loop.
 class LinesAhead {
 public:
+    LinesAhead() = default;
     LinesAhead(const void* first, Index bytes)
         : next_(static_cast<const char*>(first)), left_(bytes > 0 ? (bytes - 1) / Index{row_loops::kLineBytes} + 1 : 0) {}
     [[gnu::always_inline]] void step() {
@@ -155,16 +167,22 @@ public:
     }
 
 private:
-    const char* next_;
-    Index left_;
+    const char* next_ = nullptr;
+    Index left_ = 0;
 };
 
 /// The lane sums of a group of kARows packed a rows against kBRows b rows (b_stride apart) over
-/// `blocks` blocks of 8: acc[p * kBRows + q] is pair (p, q)'s eight lanes, each from +0.0 adding its
-/// products in turn. Each step also asks for one line of the next b group (`ahead`).
+/// `blocks` blocks of 8: acc[p * kBRows + q] is pair (p, q)'s eight lanes, each adding its products in
+/// turn, from +0.0 or, when `carried`, from the lanes acc holds. Each step also asks for one line of the
+/// b values read next (`ahead`).
 [[gnu::always_inline]] inline void lane_sums(const double* a, const double* b, Index b_stride, Index blocks,
-                                             Lanes* acc_out, LinesAhead& ahead) {
+                                             bool carried, Lanes* acc_io, LinesAhead& ahead) {
     Lanes acc[kARows][kBRows] = {};
+    if (carried) {
+        for (Index p = 0; p < kARows; ++p) {
+            for (Index q = 0; q < kBRows; ++q) acc[p][q] = acc_io[p * kBRows + q];
+        }
+    }
     for (Index j = 0; j < blocks; ++j) {
         ahead.step();
         Lanes bv[kBRows];
@@ -179,7 +197,7 @@ private:
         }
     }
     for (Index p = 0; p < kARows; ++p) {
-        for (Index q = 0; q < kBRows; ++q) acc_out[p * kBRows + q] = acc[p][q];
+        for (Index q = 0; q < kBRows; ++q) acc_io[p * kBRows + q] = acc[p][q];
     }
 }
 
@@ -246,55 +264,122 @@ private:
     }
 }
 
+/// Where the b values of one step of all_pairs lie: rows [first_row, first_row + count) of the group,
+/// values [first_value, first_value + len) of each.
+struct BSlice {
+    Index first_row;  // m when there is no next slice
+    Index count;
+    Index first_value;
+    Index len;
+};
+
 /// a is (n, dim) double, b is (m, dim) of Scalar, both row-major; out(i, t) at out[i * out_stride + t]
 /// = dot_kernel(a row i, b row t widened). Load::lanes(p) returns the eight values from p as doubles.
-/// Up to 64 a rows are packed at once; for each, every group of 6 b rows (widened first unless read in
-/// place) is met by every group of 4 a rows while the next group's lines are asked for.
+/// Up to 64 a rows are packed at once. The b rows are taken kBGroupsPerChunk groups of 6 at a time and,
+/// where d is long, kKBlockValues values at a time: for each such slice of a group (widened first unless
+/// read in place) every group of 4 a rows carries its lane sums on from the slice before, kept in memory
+/// between slices, while the lines of the next slice are asked for.
 template <class Load, class Scalar>
 [[gnu::always_inline]] inline void all_pairs(const double* a, Index n, const Scalar* b, Index m, Index dim,
                                              double* out, Index out_stride) {
     if (n <= 0 || m <= 0) return;
+    constexpr Index kPairs = kARows * kBRows;
+    constexpr Index kChunkRows = kBRows * kBGroupsPerChunk;
     const Index blocks = dim / kLanes;
     const Index whole = blocks * kLanes;
     const Index tail = dim % kLanes;
+    const bool blocked = whole > kMaxUnblockedValues;
+    const Index k_step = blocked ? kKBlockValues : std::max<Index>(whole, 1);
     const Index fit = kMaxPackedABytes / (std::max<Index>(whole, 1) * Index{sizeof(double)}) / kARows * kARows;
     const Index a_rows_per_pack = std::clamp<Index>(fit, kARows, kMaxPackedARows);
     const Index a_padded = std::min((n + kARows - 1) / kARows * kARows, a_rows_per_pack);
     PackBuffer<0> a_packed(a_padded * whole);
     PackBuffer<1> a_tails(a_padded * kLanes);
-    PackBuffer<2> b_widened(kBRows * whole);
-    PackBuffer<3> b_tails(kBRows * kLanes);
+    PackBuffer<2> b_widened(kBRows * std::min(whole, k_step));
+    PackBuffer<3> b_tails(kChunkRows * kLanes);
+    PackBuffer<4> carried(a_padded / kARows * kBGroupsPerChunk * kPairs * kLanes);
     // Whole groups of double rows on cache lines are read where they lie (a row starts on a line when
     // the first does and d is a multiple of 8).
     bool b_in_place = false;
     if constexpr (std::is_same_v<Scalar, double>) {
         b_in_place = tail == 0 && reinterpret_cast<std::uintptr_t>(b) % row_loops::kLineBytes == 0;
     }
+    // The slice after (group t, values from k0): the chunk's next group, else the chunk's first group
+    // at the next k block, else the next chunk's first group at the start of its rows.
+    const auto slice_after = [&](Index chunk, Index t, Index k0) -> BSlice {
+        Index next_t = t + kBRows;
+        Index next_k0 = k0;
+        if (next_t >= std::min(m, chunk + kChunkRows)) {
+            next_k0 = k0 + k_step;
+            next_t = chunk;
+            if (next_k0 >= whole) {
+                next_k0 = 0;
+                next_t = chunk + kChunkRows;
+            }
+        }
+        if (next_t >= m) return {m, 0, 0, 0};
+        return {next_t, std::min(kBRows, m - next_t), next_k0, std::min(k_step, whole - next_k0)};
+    };
     for (Index i0 = 0; i0 < n; i0 += a_rows_per_pack) {
         const Index a_count = std::min(a_rows_per_pack, n - i0);
         const Index a_groups = (a_count + kARows - 1) / kARows;
         pack_a_groups(a + i0 * dim, a_count, dim, a_packed.data(), a_tails.data());
-        for (Index t = 0; t < m; t += kBRows) {
-            const Index b_count = std::min(kBRows, m - t);
-            const bool read_in_place = b_in_place && b_count == kBRows;
-            const double* b_rows = b_widened.data();
-            Index b_stride = whole;
-            if constexpr (std::is_same_v<Scalar, double>) {
-                if (read_in_place) {
-                    b_rows = b + t * dim;
-                    b_stride = dim;
+        for (Index chunk = 0; chunk < m; chunk += kChunkRows) {
+            const Index chunk_end = std::min(m, chunk + kChunkRows);
+            if (tail > 0) {
+                for (Index t = chunk; t < chunk_end; t += kBRows) {
+                    copy_tails(b + t * dim, std::min(kBRows, m - t), kBRows, dim,
+                               b_tails.data() + (t - chunk) * kLanes);
                 }
             }
-            if (!read_in_place) widen_b_group<Load>(b + t * dim, b_count, dim, b_widened.data());
-            if (tail > 0) copy_tails(b + t * dim, b_count, kBRows, dim, b_tails.data());
-            const Index next = std::min(m, t + kBRows);
-            LinesAhead ahead(b + next * dim, std::min(kBRows, m - next) * dim * Index{sizeof(Scalar)});
-            for (Index g = 0; g < a_groups; ++g) {
-                Lanes acc[kARows * kBRows];
-                lane_sums(a_packed.data() + g * whole * kARows, b_rows, b_stride, blocks, acc, ahead);
-                const Index first = i0 + g * kARows;
-                store_scores(acc, std::min(kARows, n - first), b_count, a_tails.data() + g * kARows * kLanes,
-                             b_tails.data(), tail, out + first * out_stride + t, out_stride);
+            // At least one pass, for rows shorter than 8 values (no whole block, only tails).
+            for (Index k0 = 0; k0 == 0 || k0 < whole; k0 += k_step) {
+                const Index len = std::min(k_step, whole - k0);
+                const bool first_block = k0 == 0;
+                const bool last_block = k0 + k_step >= whole;
+                for (Index t = chunk; t < chunk_end; t += kBRows) {
+                    const Index b_count = std::min(kBRows, m - t);
+                    const bool read_in_place = b_in_place && b_count == kBRows;
+                    const double* b_rows = b_widened.data();
+                    Index b_stride = len;
+                    if constexpr (std::is_same_v<Scalar, double>) {
+                        if (read_in_place) {
+                            b_rows = b + t * dim + k0;
+                            b_stride = dim;
+                        }
+                    }
+                    if (!read_in_place) widen_b_group<Load>(b + t * dim, b_count, dim, k0, len, b_widened.data());
+                    // Whole rows ask for the next group's lines in one run; k blocks for one row of the
+                    // next slice per group of a rows.
+                    const BSlice next = slice_after(chunk, t, k0);
+                    LinesAhead group_ahead;
+                    if (!blocked) group_ahead = LinesAhead(b + next.first_row * dim, next.count * dim * Index{sizeof(Scalar)});
+                    const Index group_in_chunk = (t - chunk) / kBRows;
+                    for (Index g = 0; g < a_groups; ++g) {
+                        // A local copy, so that the compiler keeps it in registers through the loop (one
+                        // chosen by reference stayed in memory, and each step's stores to it stalled the
+                        // loads in some processes, by where the stack fell).
+                        LinesAhead ahead = group_ahead;
+                        if (blocked && next.count > 0) {
+                            ahead = LinesAhead(b + (next.first_row + g % next.count) * dim + next.first_value,
+                                               next.len * Index{sizeof(Scalar)});
+                        }
+                        Lanes acc[kPairs];
+                        double* kept = carried.data() + (g * kBGroupsPerChunk + group_in_chunk) * kPairs * kLanes;
+                        if (!first_block) std::memcpy(acc, kept, sizeof acc);
+                        lane_sums(a_packed.data() + (g * whole + k0) * kARows, b_rows, b_stride, len / kLanes,
+                                  !first_block, acc, ahead);
+                        group_ahead = ahead;
+                        if (!last_block) {
+                            std::memcpy(kept, acc, sizeof acc);
+                            continue;
+                        }
+                        const Index first = i0 + g * kARows;
+                        store_scores(acc, std::min(kARows, n - first), b_count, a_tails.data() + g * kARows * kLanes,
+                                     b_tails.data() + (t - chunk) * kLanes, tail, out + first * out_stride + t,
+                                     out_stride);
+                    }
+                }
             }
         }
     }

@@ -214,6 +214,19 @@ TEST_F(KernelsOnOneInstructionSet, AllPairsCrossThePackedBlocksOfARows) {
     }
 }
 
+// Rows longer than 1024 whole values are read by the AVX-512 GEMM 512 values at a time, eight groups of 6
+// b rows per k block, each pair's lane sums carried in memory from block to block: d = 1032 ends in a block of
+// 8 values, 2059 in one of 8 and a tail of 3; 53 b rows fill a chunk of 48 and end in a part group of the
+// next, and b on a cache line with d a multiple of 8 is read in place.
+TEST_F(KernelsOnOneInstructionSet, AllPairsCarryLongRowsAcrossKBlocksAndChunksOfBRows) {
+    for (const Index dim : {1024, 1025, 1032, 2056, 2059}) {
+        std::vector<double> a_buffer = some_values(static_cast<std::size_t>(9 * dim + 8), 7);
+        std::vector<double> b_buffer = some_values(static_cast<std::size_t>(53 * dim + 8), 8);
+        expect_all_pairs_documented(first_line_start(a_buffer), 9, first_line_start(b_buffer), 53, dim,
+                                    "d " + std::to_string(dim) + " n 9 m 53");
+    }
+}
+
 // ---- The float32 and bfloat16 row kernels ----
 
 // A stored value widened by hand: a float32 converts exactly, a bfloat16 is the top half of a float32.
@@ -335,6 +348,11 @@ TYPED_TEST(NarrowKernelsOnOneInstructionSet, AllPairsAreTheDocumentedSumsOfTheWi
 // 2 MiB), so every group of b rows is packed again for the next a rows; 17 b rows end in a part group.
 TYPED_TEST(NarrowKernelsOnOneInstructionSet, AllPairsCrossThePackedBlocksOfARows) {
     for (const Index dim : {67, 4099, 6000}) expect_narrow_all_pairs_in_order<TypeParam>(dim, 3, 70, 17);
+}
+
+// Long rows in k blocks of 512 values across two chunks of b rows, as for double rows above.
+TYPED_TEST(NarrowKernelsOnOneInstructionSet, AllPairsCarryLongRowsAcrossKBlocksAndChunksOfBRows) {
+    for (const Index dim : {1032, 2059}) expect_narrow_all_pairs_in_order<TypeParam>(dim, 0, 9, 53);
 }
 
 // The one-hot product: for ids around the blocks (5 ids for AVX2 and below, 8 for AVX-512) and their groups
