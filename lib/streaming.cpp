@@ -55,7 +55,7 @@ void require_in(Index value, Index low, Index high, const char* what) {
 // text as one of the float32 and bfloat16 loops' hints (none, nta or t0); nullopt for null or any other text.
 std::optional<PrefetchHint> narrow_hint_named(const char* text) {
     if (text == nullptr) return std::nullopt;
-    for (const PrefetchHint hint : {PrefetchHint::none, PrefetchHint::nta, PrefetchHint::t0}) {
+    for (const PrefetchHint hint : kNarrowPrefetchHints) {
         if (std::strcmp(text, hint_name(hint)) == 0) return hint;
     }
     return std::nullopt;
@@ -74,11 +74,12 @@ void require_rows_per_step(Index rows, const char* what) {
     }
 }
 
-// text as a number if it is exactly one of `allowed` (one digit each); `fallback` otherwise.
-Index one_digit_of(const char* text, std::initializer_list<const char*> allowed, Index fallback) {
+// text as a number if it is exactly the decimal form of one of `allowed`; `fallback` otherwise.
+template <std::size_t N>
+Index number_named(const char* text, const Index (&allowed)[N], Index fallback) {
     if (text == nullptr) return fallback;
-    for (const char* digit : allowed) {
-        if (std::strcmp(text, digit) == 0) return digit[0] - '0';
+    for (const Index number : allowed) {
+        if (std::to_string(number) == text) return number;
     }
     return fallback;
 }
@@ -210,24 +211,19 @@ CpuKind this_cpu_kind() {
 #endif
 }
 
-Index rows_per_step_named(const char* text, Index fallback) { return one_digit_of(text, {"1", "2", "4"}, fallback); }
-
-Index row_distance_named(const char* text, Index fallback) {
-    if (text == nullptr) return fallback;
-    for (const Index distance : {1024, 2048, 4096, 8192}) {
-        if (std::strcmp(text, std::to_string(distance).c_str()) == 0) return distance;
-    }
-    return fallback;
+Index rows_per_step_named(const char* text, Index fallback) {
+    return number_named(text, kRowsPerStepChoices, fallback);
 }
 
+Index row_distance_named(const char* text, Index fallback) { return number_named(text, kRowDistances, fallback); }
+
 Index gather_rows_ahead_named(const char* text, Index fallback) {
-    return one_digit_of(text, {"1", "2", "4", "8"}, fallback);
+    return number_named(text, kGatherRowsAheadChoices, fallback);
 }
 
 PrefetchHint hint_named(const char* hint_text, PrefetchHint fallback) {
     if (hint_text == nullptr) return fallback;
-    for (const PrefetchHint hint :
-         {PrefetchHint::none, PrefetchHint::nta, PrefetchHint::t2, PrefetchHint::t1, PrefetchHint::t0}) {
+    for (const PrefetchHint hint : kPrefetchHints) {
         if (std::strcmp(hint_text, hint_name(hint)) == 0) return hint;
     }
     return fallback;

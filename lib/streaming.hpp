@@ -58,20 +58,38 @@ Index rows_per_step_named(const char* text, Index fallback);
 /// text as a prefetch distance in bytes ("1024", "2048", "4096" or "8192", the sweep's); `fallback` otherwise.
 Index row_distance_named(const char* text, Index fallback);
 
+/// Every hint, from none to prefetcht0: what EMBED_PREFETCH takes and what the sweep tries.
+inline constexpr PrefetchHint kPrefetchHints[] = {PrefetchHint::none, PrefetchHint::nta, PrefetchHint::t2,
+                                                  PrefetchHint::t1, PrefetchHint::t0};
+
+/// The hints the float32 and bfloat16 row loops have (EMBED_NARROW_PREFETCH takes them; the sweep tries them).
+inline constexpr PrefetchHint kNarrowPrefetchHints[] = {PrefetchHint::none, PrefetchHint::nta, PrefetchHint::t0};
+
+/// The prefetch distances, in bytes, the environment variables take and the sweep tries.
+inline constexpr Index kRowDistances[] = {1024, 2048, 4096, 8192};
+
+/// The rows per step the row loops have (others fall back to 1), which the environment and the sweep take.
+inline constexpr Index kRowsPerStepChoices[] = {1, 2, 4};
+
+/// The gather's rows ahead the environment and the sweep take.
+inline constexpr Index kGatherRowsAheadChoices[] = {1, 2, 4, 8};
+
 /// Hidden vectors of more than this many bytes (2048 doubles) are wide: each step of a row loop reads the
 /// whole vector once for all its rows, and past half of the smallest L1 data cache we target (32 KiB) the
 /// vector and the streamed rows push each other out, so reading more rows per vector read pays.
 inline constexpr Index kWideVectorBytes = Index{16} << 10;
 
+/// Whether a hidden vector of `dim` values is wide (the row loops' wide settings apply to its rows).
+inline bool is_wide_vector(Index dim) { return dim * Index{sizeof(double)} > kWideVectorBytes; }
+
 /// How many rows side by side a row loop over rows of `dim` values reads under `settings`.
 inline Index rows_per_step_for(const StreamSettings& settings, Index dim) {
-    return dim * Index{sizeof(double)} > kWideVectorBytes ? settings.wide_rows_per_step : settings.rows_per_step;
+    return is_wide_vector(dim) ? settings.wide_rows_per_step : settings.rows_per_step;
 }
 
 /// How far ahead, in bytes of each row, a row loop over rows of `dim` values asks under `settings`.
 inline Index row_distance_for(const StreamSettings& settings, Index dim) {
-    return dim * Index{sizeof(double)} > kWideVectorBytes ? settings.wide_row_distance_bytes
-                                                          : settings.row_distance_bytes;
+    return is_wide_vector(dim) ? settings.wide_row_distance_bytes : settings.row_distance_bytes;
 }
 
 /// text as the gather's rows ahead ("1", "2", "4" or "8"); `fallback` when it is null or none of them.

@@ -20,11 +20,11 @@ using embed::Index;
 using embed::detail::PrefetchHint;
 using embed::detail::StreamSettings;
 
-constexpr PrefetchHint kHints[] = {PrefetchHint::none, PrefetchHint::nta, PrefetchHint::t2, PrefetchHint::t1,
-                                   PrefetchHint::t0};
-constexpr Index kDistances[] = {1024, 2048, 4096, 8192};
-constexpr Index kRowsPerStep[] = {1, 2, 4};
-constexpr Index kRowsAhead[] = {1, 2, 4, 8};
+using embed::detail::kGatherRowsAheadChoices;
+using embed::detail::kPrefetchHints;
+using embed::detail::kRowDistances;
+using embed::detail::kRowsPerStepChoices;
+
 constexpr Index kLookupIds = 4096;
 constexpr std::size_t kFinalists = 3;  // screening's fastest that run again beside the default
 constexpr int kConfirmRounds = 4;      // head-to-head rounds per screening round
@@ -97,10 +97,10 @@ std::string row_setting_name(PrefetchHint hint, Index distance, Index rows) {
 std::vector<Candidate> row_candidates() {
     std::vector<Candidate> out;
     const StreamSettings base = embed::detail::default_stream_settings();
-    for (const Index rows : kRowsPerStep) {
-        for (const PrefetchHint hint : kHints) {
-            for (const Index distance : kDistances) {
-                if (hint == PrefetchHint::none && distance != kDistances[0]) continue;
+    for (const Index rows : kRowsPerStepChoices) {
+        for (const PrefetchHint hint : kPrefetchHints) {
+            for (const Index distance : kRowDistances) {
+                if (hint == PrefetchHint::none && distance != kRowDistances[0]) continue;
                 StreamSettings s = base;
                 s.row_hint = hint;
                 s.row_distance_bytes = s.wide_row_distance_bytes = distance;
@@ -116,10 +116,10 @@ std::vector<Candidate> row_candidates() {
 std::vector<Candidate> narrow_candidates() {
     std::vector<Candidate> out;
     const StreamSettings base = embed::detail::default_stream_settings();
-    for (const Index rows : kRowsPerStep) {
-        for (const PrefetchHint hint : {PrefetchHint::none, PrefetchHint::nta, PrefetchHint::t0}) {
-            for (const Index distance : kDistances) {
-                if (hint == PrefetchHint::none && distance != kDistances[0]) continue;
+    for (const Index rows : kRowsPerStepChoices) {
+        for (const PrefetchHint hint : embed::detail::kNarrowPrefetchHints) {
+            for (const Index distance : kRowDistances) {
+                if (hint == PrefetchHint::none && distance != kRowDistances[0]) continue;
                 StreamSettings s = base;
                 s.float32_hint = hint;
                 s.row_distance_bytes = s.wide_row_distance_bytes = distance;
@@ -135,9 +135,9 @@ std::vector<Candidate> narrow_candidates() {
 std::vector<Candidate> gather_candidates() {
     std::vector<Candidate> out;
     const StreamSettings base = embed::detail::default_stream_settings();
-    for (const PrefetchHint hint : kHints) {
-        for (const Index ahead : kRowsAhead) {
-            if (hint == PrefetchHint::none && ahead != kRowsAhead[0]) continue;
+    for (const PrefetchHint hint : kPrefetchHints) {
+        for (const Index ahead : kGatherRowsAheadChoices) {
+            if (hint == PrefetchHint::none && ahead != kGatherRowsAheadChoices[0]) continue;
             StreamSettings s = base;
             s.gather_hint = hint;
             s.gather_rows_ahead = ahead;
@@ -185,8 +185,8 @@ void print_screening(const char* title, const std::vector<Candidate>& sorted, do
     std::printf("\n%s\n\n| setting | median | GB/s | vs fastest |\n|---|--:|--:|--:|\n", title);
     for (const Candidate& c : sorted) {
         const double t = median(c.round_seconds);
-        std::printf("| %s%s | %.3f ms | %.1f | %.3fx |\n", c.name.c_str(), same(c.settings, shipped) ? " (default)" : "",
-                    t * 1e3, bytes / t / 1e9, t / best);
+        std::printf("| %s%s | %.3f ms | %.1f | %.3fx |\n", c.name.c_str(),
+                    same(c.settings, shipped) ? " (default)" : "", t * 1e3, bytes / t / 1e9, t / best);
     }
 }
 
