@@ -89,7 +89,8 @@ bool all_pairs_on_avx512();
 /// elsewhere): batched logits then splits its hidden rows between the cores, not the table's rows.
 inline constexpr Index kCachedTableBytes = Index{256} << 10;
 
-/// Hidden rows per piece of that split: each block of table rows the GEMM loads serves this many.
-inline constexpr Index kHiddenRowsPerGroup = 16;
+/// Hidden rows per piece of that split: one register block of the GEMM's a rows (kARows in
+/// packed_gemm.hpp). Larger pieces were slower on both cores at once though not on one (lib/logits.cpp).
+inline constexpr Index kHiddenRowsPerGroup = 4;
 
 }  // namespace embed::detail

@@ -46,14 +46,20 @@ namespace {
 
 // The batch's n x V scores split between the cores: by table rows (each
 // thread a strip of columns of every output row), unless the table is small
-// enough to stay in every core's cache, in which case by groups of hidden
-// rows (each thread whole output rows). Cores writing neighbouring strips of
-// the same output rows can slow each other down: measured on Zen 5, 2
-// threads, 512 x 64 with 64 hidden rows, in one process each core's half
-// took 68 us in interleaved strips of 32 columns and 41 us by hidden rows
-// (83 us for all of it on one core); over eight alternating runs of the
-// whole call, 44-52 us by strips against 41-42 us by hidden rows. A large
+// enough to stay in every core's cache, in which case by groups of
+// kHiddenRowsPerGroup hidden rows (each thread whole output rows). A large
 // table is split by its rows, so that each row is read from memory once.
+// Measured on Zen 5, 2 threads, 64 hidden rows, the whole call, alternating
+// processes (one thread: 72, 70, 91, 54 and 143 us on the shapes below):
+//   V x d        strips of 32 columns  16 hidden rows  8 rows   4 rows
+//   512 x 64     63-64 us              66-68           45-46    47
+//   500 x 64     64-65                 51              65-70    46
+//   1000 x 32    88-89                 80-83           103-116  58
+//   256 x 128    50-51                 40              37-38    38-41
+//   2048 x 16    141-149               227-229         99-101   93-94
+// Pieces of 8 or more rows ran at up to half speed while both cores worked
+// (one core alone ran them at full speed), by shape in no pattern we could
+// explain; pieces of 4 rows were within 10 % of the best everywhere.
 //
 // Only for double tables: the narrow AVX-512 GEMM widens the table's rows
 // into a buffer of its own per call, so every group would widen the whole
