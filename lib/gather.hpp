@@ -33,13 +33,6 @@ inline void prefetch_bytes(const void* first, std::size_t length) {
     }
 }
 
-/// Results of more than this many bytes (half the 32 MiB L3 that a Zen 3, 4 or 5 core shares) are written
-/// with non-temporal stores (copy_row_streaming): they do not fit in the caches, so reading their lines in
-/// before overwriting them only costs memory traffic. Smaller ones stay in L3 from call to call, and
-/// memcpy's ordinary stores are faster: float32 lookup on GPT-2's shape (a 12.6 MB result), Zen 5, both
-/// cores, six alternating runs, 0.41-0.47 ms with memcpy against 0.50-0.72 ms streamed (bound 8 MiB).
-inline constexpr Index kStreamResultsAboveBytes = Index{16} << 20;
-
 /// Copies `bytes` bytes from `from` to `to` (apart), the target's 16-byte pieces with non-temporal stores
 /// (SSE2, every x86-64; memcpy elsewhere). Why: an ordinary store first reads the target's line from memory;
 /// glibc's memcpy avoids that (`rep movsb`) only where source and target sit at the same place in their
@@ -72,10 +65,16 @@ inline void end_streaming_stores() {
 #endif
 }
 
-/// Copies a row of `bytes` bytes to a result of `result_bytes` bytes: streamed past the caches for a result
-/// too large for them, else memcpy.
-inline void copy_row(void* to, const void* from, std::size_t bytes, Index result_bytes) {
-    if (result_bytes > kStreamResultsAboveBytes) {
+/// Whether a gather writes a result of `result_bytes` bytes with non-temporal stores: past the settings' bound
+/// (StreamSettings::stream_results_above_bytes), where the result does not stay in the caches, so reading its
+/// lines in before overwriting them only costs memory traffic.
+inline bool streams_result(Index result_bytes) {
+    return result_bytes > stream_settings().stream_results_above_bytes;
+}
+
+/// Copies a row of `bytes` bytes: streamed past the caches (copy_row_streaming) when `stream`, else memcpy.
+inline void copy_row(void* to, const void* from, std::size_t bytes, bool stream) {
+    if (stream) {
         copy_row_streaming(to, from, bytes);
     } else if (bytes > 0) {
         std::memcpy(to, from, bytes);
@@ -144,9 +143,9 @@ inline void gather_rows(TableView table, Ids ids, double factor, Eigen::Ref<Tabl
     const Index dim = table.cols();
     if (factor == 1.0) {
         const auto row_bytes = static_cast<std::size_t>(dim) * sizeof(double);
-        const Index result_bytes = out.size() * Index{sizeof(double)};
-        gather_rows_with<double, double>(table, ids, out, [row_bytes, result_bytes](const double* from, double* to) {
-            copy_row(to, from, row_bytes, result_bytes);
+        const bool stream = streams_result(out.size() * Index{sizeof(double)});
+        gather_rows_with<double, double>(table, ids, out, [row_bytes, stream](const double* from, double* to) {
+            copy_row(to, from, row_bytes, stream);
         });
         return;
     }

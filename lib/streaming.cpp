@@ -26,6 +26,7 @@ struct Current {
     std::atomic<int> bfloat16_hint;
     std::atomic<int> gather_hint;
     std::atomic<Index> gather_rows_ahead;
+    std::atomic<Index> stream_results_above_bytes;
 };
 
 Current& current() {
@@ -35,7 +36,8 @@ Current& current() {
                        d.rows_per_step,                   d.wide_rows_per_step,
                        d.wide_row_distance_bytes,
                        static_cast<int>(d.float32_hint),  static_cast<int>(d.bfloat16_hint),
-                       static_cast<int>(d.gather_hint),   d.gather_rows_ahead};
+                       static_cast<int>(d.gather_hint),   d.gather_rows_ahead,
+                       d.stream_results_above_bytes};
     }();
     return settings;
 }
@@ -178,17 +180,33 @@ Index number_named(const char* text, const Index (&allowed)[N], Index fallback) 
 //   distance was within about 10 % on Zen 3 (where every t hint fills L1),
 //   t0 among the best. Not measured on Intel.
 // EMBED_GATHER_PREFETCH and EMBED_GATHER_ROWS_AHEAD force either.
+// - the gather's results: written with non-temporal stores past 32 MiB on
+//   Zen 5, past 16 MiB elsewhere (copy_row, lib/gather.hpp). A smaller
+//   result stays in the 32 MiB L3 a Zen core shares from call to call, and
+//   ordinary stores into it are faster. On Zen 4 streaming took lookup_into
+//   on GPT-2's shape (a 25 MB result) from 0.94-1.06 to 0.58-0.61 ms; on
+//   Zen 5 (2026-12-04, both cores, four alternating runs of one binary,
+//   the bound forced) the same result with memcpy took lookup 0.78-0.84 ms
+//   against 1.01-1.24 streamed, and lookup_into 0.78-0.83 against
+//   1.02-1.19; float32 lookup on GPT-2's shape (12.6 MB) 0.41-0.47 against
+//   0.50-0.72 ms, which the 16 MiB bound (8 before) gives every kind.
+//   Not measured on Intel or Zen 3.
+//   EMBED_STREAM_RESULTS_ABOVE_MIB forces it.
 StreamSettings default_stream_settings_for(CpuKind kind) {
+    constexpr Index kMiB = Index{1} << 20;
     switch (kind) {
         case CpuKind::amd_zen5_or_later:
-            return {PrefetchHint::nta, 4096, 1, 4, 1024, PrefetchHint::nta, PrefetchHint::nta, PrefetchHint::t2, 4};
+            return {PrefetchHint::nta, 4096, 1, 4, 1024, PrefetchHint::nta, PrefetchHint::nta, PrefetchHint::t2, 4,
+                    32 * kMiB};
         case CpuKind::amd_zen4:
-            return {PrefetchHint::nta, 4096, 1, 4, 4096, PrefetchHint::none, PrefetchHint::nta, PrefetchHint::t2, 4};
+            return {PrefetchHint::nta, 4096, 1, 4, 4096, PrefetchHint::none, PrefetchHint::nta, PrefetchHint::t2, 4,
+                    16 * kMiB};
         case CpuKind::other_with_avx512:
-            return {PrefetchHint::t0, 4096, 1, 4, 4096, PrefetchHint::t0, PrefetchHint::t0, PrefetchHint::t0, 2};
+            return {PrefetchHint::t0, 4096, 1, 4, 4096, PrefetchHint::t0, PrefetchHint::t0, PrefetchHint::t0, 2,
+                    16 * kMiB};
         case CpuKind::without_avx512: break;
     }
-    return {PrefetchHint::none, 8192, 4, 4, 8192, PrefetchHint::t0, PrefetchHint::t0, PrefetchHint::t0, 2};
+    return {PrefetchHint::none, 8192, 4, 4, 8192, PrefetchHint::t0, PrefetchHint::t0, PrefetchHint::t0, 2, 16 * kMiB};
 }
 
 CpuKind cpu_kind_of(bool has_avx512, bool is_amd, int family) {
@@ -221,6 +239,12 @@ Index gather_rows_ahead_named(const char* text, Index fallback) {
     return number_named(text, kGatherRowsAheadChoices, fallback);
 }
 
+Index stream_results_above_named(const char* text, Index fallback) {
+    constexpr Index kNone = -1;
+    const Index mib = number_named(text, kStreamResultsAboveMiBChoices, kNone);
+    return mib == kNone ? fallback : mib << 20;
+}
+
 PrefetchHint hint_named(const char* hint_text, PrefetchHint fallback) {
     if (hint_text == nullptr) return fallback;
     for (const PrefetchHint hint : kPrefetchHints) {
@@ -245,6 +269,8 @@ StreamSettings default_stream_settings() {
     settings.gather_hint = hint_named(std::getenv("EMBED_GATHER_PREFETCH"), settings.gather_hint);
     settings.gather_rows_ahead =
         gather_rows_ahead_named(std::getenv("EMBED_GATHER_ROWS_AHEAD"), settings.gather_rows_ahead);
+    settings.stream_results_above_bytes = stream_results_above_named(std::getenv("EMBED_STREAM_RESULTS_ABOVE_MIB"),
+                                                                     settings.stream_results_above_bytes);
     return settings;
 }
 
@@ -257,7 +283,8 @@ StreamSettings stream_settings() {
             static_cast<PrefetchHint>(now.float32_hint.load(std::memory_order_relaxed)),
             static_cast<PrefetchHint>(now.bfloat16_hint.load(std::memory_order_relaxed)),
             static_cast<PrefetchHint>(now.gather_hint.load(std::memory_order_relaxed)),
-            now.gather_rows_ahead.load(std::memory_order_relaxed)};
+            now.gather_rows_ahead.load(std::memory_order_relaxed),
+            now.stream_results_above_bytes.load(std::memory_order_relaxed)};
 }
 
 void set_stream_settings(const StreamSettings& settings) {
@@ -266,6 +293,7 @@ void set_stream_settings(const StreamSettings& settings) {
     require_rows_per_step(settings.rows_per_step, "rows per step");
     require_rows_per_step(settings.wide_rows_per_step, "wide rows per step");
     require_in(settings.gather_rows_ahead, 0, 64, "gather rows ahead");
+    require_in(settings.stream_results_above_bytes, 0, Index{1} << 40, "bound of the results streamed in bytes");
     require_in(static_cast<int>(settings.row_hint), -1, 3, "row prefetch hint");
     require_in(static_cast<int>(settings.gather_hint), -1, 3, "gather prefetch hint");
     require_narrow_hint(settings.float32_hint, "float32 prefetch hint");
@@ -280,6 +308,7 @@ void set_stream_settings(const StreamSettings& settings) {
     now.bfloat16_hint.store(static_cast<int>(settings.bfloat16_hint), std::memory_order_relaxed);
     now.gather_hint.store(static_cast<int>(settings.gather_hint), std::memory_order_relaxed);
     now.gather_rows_ahead.store(settings.gather_rows_ahead, std::memory_order_relaxed);
+    now.stream_results_above_bytes.store(settings.stream_results_above_bytes, std::memory_order_relaxed);
 }
 
 const char* hint_name(PrefetchHint hint) {

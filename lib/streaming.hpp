@@ -31,6 +31,7 @@ struct StreamSettings {
     PrefetchHint bfloat16_hint;  // hint of the bfloat16 row loops (none, nta or t0; the same distance)
     PrefetchHint gather_hint;  // hint of the gather's prefetch of a whole row
     Index gather_rows_ahead;   // how many rows ahead of the one being copied it asks for
+    Index stream_results_above_bytes;  // the gather writes larger results with non-temporal stores
 };
 
 /// Which CPUs the defaults are chosen for: the kinds differ in how the row loops stream best.
@@ -74,6 +75,9 @@ inline constexpr Index kRowsPerStepChoices[] = {1, 2, 4};
 /// The gather's rows ahead the environment and the sweep take.
 inline constexpr Index kGatherRowsAheadChoices[] = {1, 2, 4, 8};
 
+/// The bounds, in MiB, past which the gather streams its result that EMBED_STREAM_RESULTS_ABOVE_MIB takes.
+inline constexpr Index kStreamResultsAboveMiBChoices[] = {0, 8, 16, 32, 64};
+
 /// Hidden vectors of more than this many bytes (2048 doubles) are wide: each step of a row loop reads the
 /// whole vector once for all its rows, and past half of the smallest L1 data cache we target (32 KiB) the
 /// vector and the streamed rows push each other out, so reading more rows per vector read pays.
@@ -94,6 +98,9 @@ inline Index row_distance_for(const StreamSettings& settings, Index dim) {
 
 /// text as the gather's rows ahead ("1", "2", "4" or "8"); `fallback` when it is null or none of them.
 Index gather_rows_ahead_named(const char* text, Index fallback);
+
+/// text as MiB ("0", "8", "16", "32" or "64"), returned in bytes; `fallback` when it is null or none of them.
+Index stream_results_above_named(const char* text, Index fallback);
 
 /// hint_text as a hint name ("none", "nta", "t2", "t1", "t0"); `fallback` when it is null or none of them.
 PrefetchHint hint_named(const char* hint_text, PrefetchHint fallback);

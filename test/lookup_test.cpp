@@ -195,8 +195,8 @@ TEST(CheckIds, NamesTheFirstBadIdAndTheRange) {
                 ThrowsMessage<std::out_of_range>(HasSubstr("token id 10 is outside the vocabulary [0, 10)")));
 }
 
-// Results past detail::kStreamResultsAboveBytes are written with non-temporal
-// stores, 16 bytes at a time between a head and a tail copied as they come.
+// Results past the streaming settings' bound (stream_results_above_bytes) are written with
+// non-temporal stores, 16 bytes at a time between a head and a tail copied as they come.
 
 // Every place in a 64-byte line the source and target can start at (bytes), lengths around the 16-byte
 // pieces: the target gets exactly the source's bytes, and no byte around it changes.
@@ -251,11 +251,13 @@ template <class Scalar, class Out>
     return ::testing::AssertionSuccess();
 }
 
+// The bound the streamed lookups below are held to: small, so that the results past it stay small.
+constexpr Index kTestStreamBound = Index{1} << 20;
+
 // Enough ids of a 257-wide table (rows of 2056 bytes in double, 1028 in float32: not whole 16-byte pieces) for
-// a result past the streaming bound.
+// a result past kTestStreamBound.
 std::vector<Index> ids_for_a_streamed_result(Index vocab, Index dim, std::size_t value_bytes) {
-    const auto needed = static_cast<std::size_t>(embed::detail::kStreamResultsAboveBytes) / value_bytes /
-                            static_cast<std::size_t>(dim) + 7;
+    const auto needed = static_cast<std::size_t>(kTestStreamBound) / value_bytes / static_cast<std::size_t>(dim) + 7;
     std::vector<Index> ids(needed);
     for (std::size_t i = 0; i < needed; ++i) {
         ids[i] = static_cast<Index>((i * 131 + 17) % static_cast<std::size_t>(vocab));
@@ -277,7 +279,14 @@ TYPED_TEST(StreamedLookup, ResultsPastTheBoundAreTheRowsBitForBitFromAnyPlace) {
     const embed::BasicTable<Scalar> table = table_with_special_values<Scalar>(vocab, dim);
     const std::vector<Index> ids = ids_for_a_streamed_result(vocab, dim, sizeof(Scalar));
     const auto n = static_cast<Index>(ids.size());
-    ASSERT_GT(n * dim * Index{sizeof(Scalar)}, embed::detail::kStreamResultsAboveBytes);
+    ASSERT_GT(n * dim * Index{sizeof(Scalar)}, kTestStreamBound);
+    const struct DefaultsAfter {
+        ~DefaultsAfter() { embed::detail::set_stream_settings(embed::detail::default_stream_settings()); }
+    } restore;
+    embed::detail::StreamSettings streaming = embed::detail::default_stream_settings();
+    streaming.stream_results_above_bytes = kTestStreamBound;
+    embed::detail::set_stream_settings(streaming);
+    ASSERT_TRUE(embed::detail::streams_result(n * dim * Index{sizeof(Scalar)}));
 
     std::vector<Scalar> shifted(static_cast<std::size_t>(vocab * dim + 1));
     std::memcpy(shifted.data() + 1, table.data(), static_cast<std::size_t>(vocab * dim) * sizeof(Scalar));

@@ -49,7 +49,7 @@ bool same(const StreamSettings& a, const StreamSettings& b) {
            a.rows_per_step == b.rows_per_step && a.wide_rows_per_step == b.wide_rows_per_step &&
            a.wide_row_distance_bytes == b.wide_row_distance_bytes &&
            a.float32_hint == b.float32_hint && a.bfloat16_hint == b.bfloat16_hint && a.gather_hint == b.gather_hint &&
-           a.gather_rows_ahead == b.gather_rows_ahead;
+           a.gather_rows_ahead == b.gather_rows_ahead && a.stream_results_above_bytes == b.stream_results_above_bytes;
 }
 
 // Expects set_stream_settings(bad) to throw invalid_argument whose message holds `names`, and to change nothing.
@@ -90,6 +90,9 @@ TEST(StreamSettings, RefusesValuesOutsideTheirRangesAndKeepsTheOldOnes) {
     bad = other;
     bad.gather_rows_ahead = 65;
     expect_refused(bad, "gather rows ahead 65 is outside [0, 64]");
+    bad = other;
+    bad.stream_results_above_bytes = -1;
+    expect_refused(bad, "bound of the results streamed in bytes -1 is outside [0, 1099511627776]");
     bad = other;
     bad.row_hint = static_cast<PrefetchHint>(4);
     expect_refused(bad, "row prefetch hint 4");
@@ -196,6 +199,8 @@ TEST(StreamSettings, DefaultsDifferInHowTheRowLoopsStreamBetweenKindsOfCpu) {
         EXPECT_EQ(s.gather_hint, PrefetchHint::t0);
         EXPECT_EQ(s.gather_rows_ahead, 2);
     }
+    EXPECT_EQ(zen5.stream_results_above_bytes, Index{32} << 20);
+    for (const StreamSettings& s : {zen4, intel, older}) EXPECT_EQ(s.stream_results_above_bytes, Index{16} << 20);
     for (const StreamSettings& s : {zen5, zen4, intel, older}) {
         embed::detail::set_stream_settings(s);
         EXPECT_TRUE(same(embed::detail::stream_settings(), s));
@@ -331,6 +336,27 @@ TEST(StreamSettings, EmbedGatherRowsAheadForcesTheRowsAheadAndUnknownValuesAreIg
     expect_variable_forces<Index>("EMBED_GATHER_ROWS_AHEAD", &StreamSettings::gather_rows_ahead,
                                   {{"1", 1}, {"2", 2}, {"4", 4}, {"8", 8}, {"3", own}, {"16", own}, {"0", own},
                                    {"", own}, {"08", own}});
+}
+
+// Given in MiB, kept in bytes; 0 streams every result.
+TEST(StreamSettings, EmbedStreamResultsAboveMibForcesTheBoundAndUnknownValuesAreIgnored) {
+    const Index own =
+        embed::detail::default_stream_settings_for(embed::detail::this_cpu_kind()).stream_results_above_bytes;
+    expect_variable_forces<Index>("EMBED_STREAM_RESULTS_ABOVE_MIB", &StreamSettings::stream_results_above_bytes,
+                                  {{"0", 0}, {"8", Index{8} << 20}, {"16", Index{16} << 20}, {"32", Index{32} << 20},
+                                   {"64", Index{64} << 20}, {"12", own}, {"", own}, {"32MiB", own}, {"016", own}});
+}
+
+// A result streams only past the bound, whatever the bound.
+TEST(StreamSettings, TheGatherStreamsOnlyResultsPastTheBound) {
+    const DefaultsAfter restore;
+    StreamSettings setting = embed::detail::default_stream_settings();
+    for (const Index bound : {Index{0}, Index{16} << 20, Index{32} << 20}) {
+        setting.stream_results_above_bytes = bound;
+        embed::detail::set_stream_settings(setting);
+        EXPECT_FALSE(embed::detail::streams_result(bound)) << bound;
+        EXPECT_TRUE(embed::detail::streams_result(bound + 1)) << bound;
+    }
 }
 
 // A table past the size up to which the gather asks for nothing (8 MiB), at
