@@ -14,9 +14,9 @@ namespace embed::detail {
 template <class Scalar>
 void gather_stored_rows(BasicTableView<Scalar> table, Ids ids, Eigen::Ref<BasicTable<Scalar>> out) {
     const auto row_bytes = static_cast<std::size_t>(table.cols()) * sizeof(Scalar);
-    const bool stream = streams_result(out.size() * Index{sizeof(Scalar)});
-    gather_rows_with<Scalar, Scalar>(table, ids, out, [row_bytes, stream](const Scalar* from, Scalar* to) {
-        copy_row(to, from, row_bytes, stream);
+    const ResultStores stores = result_stores_for(out.size() * Index{sizeof(Scalar)});
+    gather_rows_with<Scalar, Scalar>(table, ids, out, [row_bytes, stores](const Scalar* from, Scalar* to) {
+        copy_row(to, from, row_bytes, stores);
     });
 }
 

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -251,13 +252,10 @@ template <class Scalar, class Out>
     return ::testing::AssertionSuccess();
 }
 
-// The bound the streamed lookups below are held to: small, so that the results past it stay small.
-constexpr Index kTestStreamBound = Index{1} << 20;
-
 // Enough ids of a 257-wide table (rows of 2056 bytes in double, 1028 in float32: not whole 16-byte pieces) for
-// a result past kTestStreamBound.
-std::vector<Index> ids_for_a_streamed_result(Index vocab, Index dim, std::size_t value_bytes) {
-    const auto needed = static_cast<std::size_t>(kTestStreamBound) / value_bytes / static_cast<std::size_t>(dim) + 7;
+// a result past `bytes`.
+std::vector<Index> ids_for_a_result_past(Index bytes, Index vocab, Index dim, std::size_t value_bytes) {
+    const auto needed = static_cast<std::size_t>(bytes) / value_bytes / static_cast<std::size_t>(dim) + 7;
     std::vector<Index> ids(needed);
     for (std::size_t i = 0; i < needed; ++i) {
         ids[i] = static_cast<Index>((i * 131 + 17) % static_cast<std::size_t>(vocab));
@@ -272,36 +270,40 @@ TYPED_TEST_SUITE(StreamedLookup, StoredTypes);
 
 // From a table held one value past where it was allocated (as a numpy array's rows are 16 bytes past a line),
 // into a fresh result and into a block of a larger matrix one column in: the rows bit for bit, the rest alone.
-TYPED_TEST(StreamedLookup, ResultsPastTheBoundAreTheRowsBitForBitFromAnyPlace) {
+// Under a bound of 1 MiB every row of the result streams; under 64 MiB, past 8 MiB, only the rows that do not
+// line up with the table's (embed::detail::result_stores_for says which).
+TYPED_TEST(StreamedLookup, StreamedResultsAreTheRowsBitForBitFromAnyPlace) {
     using Scalar = TypeParam;
+    using embed::detail::ResultStores;
     const Index vocab = 600;
     const Index dim = 257;
     const embed::BasicTable<Scalar> table = table_with_special_values<Scalar>(vocab, dim);
-    const std::vector<Index> ids = ids_for_a_streamed_result(vocab, dim, sizeof(Scalar));
-    const auto n = static_cast<Index>(ids.size());
-    ASSERT_GT(n * dim * Index{sizeof(Scalar)}, kTestStreamBound);
+    std::vector<Scalar> shifted(static_cast<std::size_t>(vocab * dim + 1));
+    std::memcpy(shifted.data() + 1, table.data(), static_cast<std::size_t>(vocab * dim) * sizeof(Scalar));
     const struct DefaultsAfter {
         ~DefaultsAfter() { embed::detail::set_stream_settings(embed::detail::default_stream_settings()); }
     } restore;
-    embed::detail::StreamSettings streaming = embed::detail::default_stream_settings();
-    streaming.stream_results_above_bytes = kTestStreamBound;
-    embed::detail::set_stream_settings(streaming);
-    ASSERT_TRUE(embed::detail::streams_result(n * dim * Index{sizeof(Scalar)}));
+    const std::pair<Index, Index> cases[] = {{Index{1} << 20, Index{1} << 20}, {Index{64} << 20, Index{8} << 20}};
+    for (const auto& [bound, past] : cases) {
+        embed::detail::StreamSettings streaming = embed::detail::default_stream_settings();
+        streaming.stream_results_above_bytes = bound;
+        embed::detail::set_stream_settings(streaming);
+        const std::vector<Index> ids = ids_for_a_result_past(past, vocab, dim, sizeof(Scalar));
+        const auto n = static_cast<Index>(ids.size());
+        ASSERT_NE(embed::detail::result_stores_for(n * dim * Index{sizeof(Scalar)}), ResultStores::ordinary);
 
-    std::vector<Scalar> shifted(static_cast<std::size_t>(vocab * dim + 1));
-    std::memcpy(shifted.data() + 1, table.data(), static_cast<std::size_t>(vocab * dim) * sizeof(Scalar));
+        for (const Scalar* start : {table.data(), static_cast<const Scalar*>(shifted.data() + 1)}) {
+            const embed::BasicTableView<Scalar> source(start, vocab, dim);
+            EXPECT_TRUE(same_bytes_as_rows(embed::lookup(source, ids), table, ids)) << bound;
 
-    for (const Scalar* start : {table.data(), static_cast<const Scalar*>(shifted.data() + 1)}) {
-        const embed::BasicTableView<Scalar> source(start, vocab, dim);
-        EXPECT_TRUE(same_bytes_as_rows(embed::lookup(source, ids), table, ids));
-
-        embed::BasicTable<Scalar> big = embed::BasicTable<Scalar>::Constant(n + 2, dim + 3, Scalar(-7.0));
-        embed::lookup_into(source, ids, big.block(1, 1, n, dim));
-        EXPECT_TRUE(same_bytes_as_rows(big.block(1, 1, n, dim), table, ids));
-        for (Index r = 0; r < n + 2; ++r) {
-            for (Index c = 0; c < dim + 3; ++c) {
-                if (r >= 1 && r <= n && c >= 1 && c <= dim) continue;
-                ASSERT_EQ(big(r, c), Scalar(-7.0)) << "outside the block at " << r << ", " << c;
+            embed::BasicTable<Scalar> big = embed::BasicTable<Scalar>::Constant(n + 2, dim + 3, Scalar(-7.0));
+            embed::lookup_into(source, ids, big.block(1, 1, n, dim));
+            EXPECT_TRUE(same_bytes_as_rows(big.block(1, 1, n, dim), table, ids)) << bound;
+            for (Index r = 0; r < n + 2; ++r) {
+                for (Index c = 0; c < dim + 3; ++c) {
+                    if (r >= 1 && r <= n && c >= 1 && c <= dim) continue;
+                    ASSERT_EQ(big(r, c), Scalar(-7.0)) << "outside the block at " << r << ", " << c;
+                }
             }
         }
     }

@@ -347,15 +347,25 @@ TEST(StreamSettings, EmbedStreamResultsAboveMibForcesTheBoundAndUnknownValuesAre
                                    {"64", Index{64} << 20}, {"12", own}, {"", own}, {"32MiB", own}, {"016", own}});
 }
 
-// A result streams only past the bound, whatever the bound.
-TEST(StreamSettings, TheGatherStreamsOnlyResultsPastTheBound) {
+// A result streams past the bound, whatever the bound; between 8 MiB and a larger bound only the rows that do
+// not line up with the table's stream; up to 8 MiB (and the bound) nothing does.
+TEST(StreamSettings, TheGatherStreamsResultsPastTheBoundAndMisplacedRowsPast8MiB) {
     const DefaultsAfter restore;
+    using embed::detail::ResultStores;
+    using embed::detail::result_stores_for;
+    constexpr Index kMiB = Index{1} << 20;
     StreamSettings setting = embed::detail::default_stream_settings();
-    for (const Index bound : {Index{0}, Index{16} << 20, Index{32} << 20}) {
+    for (const Index bound : {Index{0}, 8 * kMiB, 16 * kMiB, 32 * kMiB}) {
         setting.stream_results_above_bytes = bound;
         embed::detail::set_stream_settings(setting);
-        EXPECT_FALSE(embed::detail::streams_result(bound)) << bound;
-        EXPECT_TRUE(embed::detail::streams_result(bound + 1)) << bound;
+        EXPECT_EQ(result_stores_for(bound + 1), ResultStores::streamed) << bound;
+        if (bound > 8 * kMiB) {
+            EXPECT_EQ(result_stores_for(bound), ResultStores::streamed_where_lines_differ) << bound;
+            EXPECT_EQ(result_stores_for(8 * kMiB + 1), ResultStores::streamed_where_lines_differ) << bound;
+        }
+        if (bound >= 8 * kMiB) {
+            EXPECT_EQ(result_stores_for(8 * kMiB), ResultStores::ordinary) << bound;
+        }
     }
 }
 
