@@ -130,6 +130,40 @@ def test_results_are_new_arrays_that_share_nothing_with_the_table():
     assert stretched[2].tolist() == [x * 3.0 for x in TABLE[2]]
 
 
+def table_at(offset_bytes, rows, cols, dtype):
+    """A C-contiguous (rows, cols) table of dtype whose first value sits offset_bytes past a 64-byte line."""
+    itemsize = np.dtype(dtype).itemsize
+    block = np.empty(rows * cols + 128 // itemsize, dtype=dtype)
+    skip = (offset_bytes - block.ctypes.data % 64) % 64 // itemsize
+    table = block[skip:skip + rows * cols].reshape(rows, cols)
+    table[...] = np.random.RandomState(offset_bytes).random_sample((rows, cols)) - 0.5
+    assert table.ctypes.data % 64 == offset_bytes
+    return table
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("rows, cols, n", [(40, 16, 9), (40, 13, 9), (2048, 1024, 1100)])
+def test_lookup_rows_line_up_with_the_table_from_any_place(dtype, rows, cols, n):
+    # The result starts at the table's place in a cache line (so a numpy table's rows are copied with plain
+    # stores), yet is an ordinary new array: the rows bit for bit, writeable, sharing nothing with the table.
+    # 2048 x 1024 with 1100 ids gives a result past 8 MiB, where rows that do not line up would be streamed.
+    ids = np.random.RandomState(n).randint(0, rows, n)
+    for offset in range(0, 64, np.dtype(dtype).itemsize):
+        table = table_at(offset, rows, cols, dtype)
+        got = embed.lookup(table, ids)
+        assert got.dtype == dtype and got.shape == (n, cols) and got.flags.c_contiguous and got.flags.writeable
+        assert got.ctypes.data % 64 == offset
+        assert got.tobytes() == table[ids].tobytes()
+        assert not np.shares_memory(got, table)
+        got[0, 0] = 99.0
+        assert table[ids[0], 0] != 99.0
+
+
+def test_lookup_of_nothing_gives_empty_arrays():
+    assert embed.lookup(np.array(TABLE), []).shape == (0, 12)
+    assert embed.lookup(np.zeros((3, 0)), [2, 0]).shape == (2, 0)
+
+
 def test_read_only_tables_are_read():
     table = np.array(TABLE)
     table.setflags(write=False)
