@@ -1,12 +1,13 @@
 #include "streaming.hpp"
 
+#include <algorithm>
 #include <atomic>
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
 #include <cstdlib>
 #include <cstring>
-#include <initializer_list>
+#include <iterator>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -70,9 +71,19 @@ void require_narrow_hint(PrefetchHint hint, const char* what) {
     }
 }
 
+// The numbers of `allowed` as "1, 2, 4", for messages.
+template <std::size_t N>
+std::string listed(const Index (&allowed)[N]) {
+    std::string text;
+    for (const Index number : allowed) text += (text.empty() ? "" : ", ") + std::to_string(number);
+    return text;
+}
+
 void require_rows_per_step(Index rows, const char* what) {
-    if (rows != 1 && rows != 2 && rows != 4) {
-        throw std::invalid_argument(std::string(what) + " " + std::to_string(rows) + " is not one of 1, 2, 4");
+    if (std::find(std::begin(kRowsPerStepChoices), std::end(kRowsPerStepChoices), rows) ==
+        std::end(kRowsPerStepChoices)) {
+        throw std::invalid_argument(std::string(what) + " " + std::to_string(rows) + " is not one of " +
+                                    listed(kRowsPerStepChoices));
     }
 }
 

@@ -14,6 +14,7 @@
 #include <embed/table.hpp>
 
 #include "all_close.hpp"
+#include "defaults_after.hpp"
 #include "gather.hpp"
 
 namespace {
@@ -280,9 +281,7 @@ TYPED_TEST(StreamedLookup, StreamedResultsAreTheRowsBitForBitFromAnyPlace) {
     const embed::BasicTable<Scalar> table = table_with_special_values<Scalar>(vocab, dim);
     std::vector<Scalar> shifted(static_cast<std::size_t>(vocab * dim + 1));
     std::memcpy(shifted.data() + 1, table.data(), static_cast<std::size_t>(vocab * dim) * sizeof(Scalar));
-    const struct DefaultsAfter {
-        ~DefaultsAfter() { embed::detail::set_stream_settings(embed::detail::default_stream_settings()); }
-    } restore;
+    const embed_test::DefaultsAfter restore;
     const std::pair<Index, Index> cases[] = {{Index{1} << 20, Index{1} << 20}, {Index{64} << 20, Index{8} << 20}};
     for (const auto& [bound, past] : cases) {
         embed::detail::StreamSettings streaming = embed::detail::default_stream_settings();

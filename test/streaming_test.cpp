@@ -23,6 +23,7 @@
 #include <embed/scaling.hpp>
 #include <embed/table.hpp>
 
+#include "defaults_after.hpp"
 #include "documented_order.hpp"
 #include "gather.hpp"
 #include "parallel.hpp"
@@ -35,14 +36,7 @@ using embed::Index;
 using embed::Table;
 using embed::detail::PrefetchHint;
 using embed::detail::StreamSettings;
-
-// Puts the library's default settings and thread count back when a test ends.
-struct DefaultsAfter {
-    ~DefaultsAfter() {
-        embed::detail::set_stream_settings(embed::detail::default_stream_settings());
-        embed::detail::set_worker_count(embed::detail::worker_count());
-    }
-};
+using embed_test::DefaultsAfter;
 
 bool same(const StreamSettings& a, const StreamSettings& b) {
     return a.row_hint == b.row_hint && a.row_distance_bytes == b.row_distance_bytes &&
