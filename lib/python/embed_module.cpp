@@ -536,7 +536,8 @@ void without_gil_if_large(Index values_read, Work&& work) {
 // cache line as like's. A numpy table's values start 16 bytes past a line; gathered into a result that starts
 // on a line, every row would straddle lines differently from its source, and the library streams such rows
 // past 8 MiB (lib/gather.hpp): 4096 ids on GPT-2's shape took 1.6-1.7 ms so, 1.1-1.2 lined up (Zen 5). The block
-// comes from malloc, as an Eigen matrix's does; aligned ::operator new took 6-27 ms a call for the same rows.
+// comes from malloc, as an Eigen matrix's does: from aligned_alloc or aligned ::operator new, calls made over and
+// over took 6-29 ms each, glibc handing the freed block back to the system (madvise) on every call.
 template <class Scalar>
 py::array_t<Scalar> array_lined_up_with(const Scalar* like, Index rows, Index cols) {
     constexpr std::size_t kLine = 64;
