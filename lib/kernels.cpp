@@ -306,13 +306,59 @@ void dot_and_square_rows_multiversioned(const double* rows, Index count, Index d
 
 }  // namespace
 
+namespace {
+
+// x copied to the same place in a 64-byte line as the rows. The row loops read
+// x's values at the rows' positions, so with x elsewhere in its lines half of
+// the 32-byte loads of x can straddle two lines. Logits on 512 x 64 from a
+// table 16 bytes past a line (numpy's usual place), x on a line: 3.0-3.1 us,
+// 2.5-2.6 with x lined up, as from a table on a line; the Python module's
+// logits on such a numpy array 3.6 -> 3.0 us (Zen 5, one thread, both ways in
+// one process). The same values in the same order, so the scores keep their bits.
+class LinedUpCopy {
+public:
+    // Up to 32 KiB, on the stack, so the call allocates nothing; wider rows read x where it is.
+    static constexpr Index kMaxValues = 4096;
+
+    // Whether it pays: rows all at one place in a line (d a multiple of 8), x elsewhere, both 8-byte aligned.
+    static bool worth_it(const double* rows, Index dim, const double* x) {
+        const auto r = reinterpret_cast<std::uintptr_t>(rows);
+        const auto v = reinterpret_cast<std::uintptr_t>(x);
+        return dim % kLanes == 0 && dim <= kMaxValues && r % sizeof(double) == 0 && v % sizeof(double) == 0 &&
+               r % kLineBytes != v % kLineBytes;
+    }
+
+    LinedUpCopy(const double* rows, Index dim, const double* x) {
+        const auto place = reinterpret_cast<std::uintptr_t>(rows) % kLineBytes / sizeof(double);
+        start_ = values_ + place;
+        std::copy(x, x + dim, start_);
+    }
+    const double* data() const { return start_; }
+
+private:
+    alignas(kLineBytes) double values_[kMaxValues + kLanes];
+    double* start_;
+};
+
+}  // namespace
+
 void dot_rows(const double* rows, Index count, Index dim, const double* x, double* out, bool prefetch) {
-    dot_rows_multiversioned(rows, count, dim, x, out, prefetch);
+    if (LinedUpCopy::worth_it(rows, dim, x)) {
+        const LinedUpCopy lined_up(rows, dim, x);
+        dot_rows_multiversioned(rows, count, dim, lined_up.data(), out, prefetch);
+    } else {
+        dot_rows_multiversioned(rows, count, dim, x, out, prefetch);
+    }
 }
 
 void dot_and_square_rows(const double* rows, Index count, Index dim, const double* x, double* out,
                          double* squares, bool prefetch) {
-    dot_and_square_rows_multiversioned(rows, count, dim, x, out, squares, prefetch);
+    if (LinedUpCopy::worth_it(rows, dim, x)) {
+        const LinedUpCopy lined_up(rows, dim, x);
+        dot_and_square_rows_multiversioned(rows, count, dim, lined_up.data(), out, squares, prefetch);
+    } else {
+        dot_and_square_rows_multiversioned(rows, count, dim, x, out, squares, prefetch);
+    }
 }
 
 namespace {

@@ -148,6 +148,37 @@ TEST_F(KernelsOnOneInstructionSet, DotRowsIsTheDocumentedSumAtEveryStartAndSetti
     }
 }
 
+// x at every place in a line against rows at every place: dot_rows copies x
+// to the rows' place when they differ (d a multiple of 8, up to 4096 values)
+// and reads it as it is otherwise (4104 values); either way the documented sum.
+TEST_F(KernelsOnOneInstructionSet, DotRowsIsTheDocumentedSumWhereverXSits) {
+    for (const Index dim : {8, 64, 768, 4096, 4104}) {
+        for (Index row_start = 0; row_start < 8; ++row_start) {
+            for (Index x_start = 0; x_start < 8; ++x_start) {
+                const Index count = 5;
+                std::vector<double> buffer = some_values(static_cast<std::size_t>(row_start + count * dim + 8), 5);
+                std::vector<double> x_buffer = some_values(static_cast<std::size_t>(x_start + dim + 8), 6);
+                const double* rows = first_line_start(buffer) + row_start;
+                const double* x = first_line_start(x_buffer) + x_start;
+                std::vector<double> dots(static_cast<std::size_t>(count));
+                std::vector<double> dots_too(static_cast<std::size_t>(count));
+                std::vector<double> squares(static_cast<std::size_t>(count));
+                embed::detail::dot_rows(rows, count, dim, x, dots.data(), false);
+                embed::detail::dot_and_square_rows(rows, count, dim, x, dots_too.data(), squares.data());
+                for (Index t = 0; t < count; ++t) {
+                    const double* row = rows + t * dim;
+                    const auto k = static_cast<std::size_t>(t);
+                    const std::string where = "d " + std::to_string(dim) + " rows at " + std::to_string(row_start) +
+                                              " x at " + std::to_string(x_start) + " row " + std::to_string(t);
+                    ASSERT_EQ(dots[k], dot_in_documented_order(row, x, dim)) << where;
+                    ASSERT_EQ(dots_too[k], dots[k]) << where;
+                    ASSERT_EQ(squares[k], dot_in_documented_order(row, row, dim)) << where;
+                }
+            }
+        }
+    }
+}
+
 // a rows and b rows compared pair by pair with the documented order.
 void expect_all_pairs_documented(const double* a, Index n, const double* b, Index m, Index dim,
                                  const std::string& where) {
