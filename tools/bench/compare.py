@@ -133,7 +133,8 @@ def benchmark_names(binary):
 
 def peak_memory(binary, op, shape, dtype="f64"):
     """Peak RSS of one call on a fresh table of dtype (f64, f32, bf16), as /usr/bin/time -v reports it, the
-    table's bytes, and the peak RSS before the table was made (the program and its libraries; getrusage)."""
+    table's bytes, and the peak RSS before the table was made (the program and its libraries). Without
+    /usr/bin/time the binary's own figure (VmHWM, which starts afresh at exec, unlike getrusage's ru_maxrss)."""
     args = [binary, f"--peak={op}", f"--shape={shape_name(shape)}"] + ([f"--dtype={dtype}"] if dtype != "f64" else [])
     timer = "/usr/bin/time"
     if os.path.exists(timer):
@@ -141,10 +142,10 @@ def peak_memory(binary, op, shape, dtype="f64"):
         report = json.loads(done.stdout)
         match = re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr)
         peak = int(match.group(1)) * 1024 if match else report["peak_rss"]
-        source = "/usr/bin/time -v" if match else "getrusage"
+        source = "/usr/bin/time -v" if match else "VmHWM"
     else:
         report = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
-        peak, source = report["peak_rss"], "getrusage"
+        peak, source = report["peak_rss"], "VmHWM"
     return report["table_bytes"], peak, source, report["peak_rss_before_table"]
 
 
