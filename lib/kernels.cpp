@@ -317,8 +317,9 @@ namespace {
 // one process). The same values in the same order, so the scores keep their bits.
 class LinedUpCopy {
 public:
-    // Up to 32 KiB, on the stack, so the call allocates nothing; wider rows read x where it is.
-    static constexpr Index kMaxValues = 4096;
+    // Up to 8 KiB, on the stack, so the call allocates nothing and fits a small thread stack; wider rows
+    // read x where it is.
+    static constexpr Index kMaxValues = 1024;
 
     // Whether it pays: rows all at one place in a line (d a multiple of 8), x elsewhere, both 8-byte aligned.
     static bool worth_it(const double* rows, Index dim, const double* x) {
@@ -340,25 +341,27 @@ private:
     double* start_;
 };
 
+// run(x), or run(x's lined-up copy) where that pays.
+template <class Run>
+void with_x_lined_up(const double* rows, Index dim, const double* x, Run run) {
+    if (!LinedUpCopy::worth_it(rows, dim, x)) return run(x);
+    const LinedUpCopy lined_up(rows, dim, x);
+    run(lined_up.data());
+}
+
 }  // namespace
 
 void dot_rows(const double* rows, Index count, Index dim, const double* x, double* out, bool prefetch) {
-    if (LinedUpCopy::worth_it(rows, dim, x)) {
-        const LinedUpCopy lined_up(rows, dim, x);
-        dot_rows_multiversioned(rows, count, dim, lined_up.data(), out, prefetch);
-    } else {
-        dot_rows_multiversioned(rows, count, dim, x, out, prefetch);
-    }
+    with_x_lined_up(rows, dim, x, [&](const double* xs) {
+        dot_rows_multiversioned(rows, count, dim, xs, out, prefetch);
+    });
 }
 
 void dot_and_square_rows(const double* rows, Index count, Index dim, const double* x, double* out,
                          double* squares, bool prefetch) {
-    if (LinedUpCopy::worth_it(rows, dim, x)) {
-        const LinedUpCopy lined_up(rows, dim, x);
-        dot_and_square_rows_multiversioned(rows, count, dim, lined_up.data(), out, squares, prefetch);
-    } else {
-        dot_and_square_rows_multiversioned(rows, count, dim, x, out, squares, prefetch);
-    }
+    with_x_lined_up(rows, dim, x, [&](const double* xs) {
+        dot_and_square_rows_multiversioned(rows, count, dim, xs, out, squares, prefetch);
+    });
 }
 
 namespace {
