@@ -323,15 +323,14 @@ public:
 
     // Whether it pays: rows all at one place in a line (d a multiple of 8), x elsewhere, both 8-byte aligned.
     static bool worth_it(const double* rows, Index dim, const double* x) {
-        const auto r = reinterpret_cast<std::uintptr_t>(rows);
-        const auto v = reinterpret_cast<std::uintptr_t>(x);
-        return dim % kLanes == 0 && dim <= kMaxValues && r % sizeof(double) == 0 && v % sizeof(double) == 0 &&
-               r % kLineBytes != v % kLineBytes;
+        const Index rows_head = values_before_line(rows);
+        const Index x_head = values_before_line(x);
+        return dim % kLanes == 0 && dim <= kMaxValues && rows_head >= 0 && x_head >= 0 && rows_head != x_head;
     }
 
+    // values_ starts on a line, so values_ + (8 - head) % 8 has the rows' head values before a boundary.
     LinedUpCopy(const double* rows, Index dim, const double* x) {
-        const auto place = reinterpret_cast<std::uintptr_t>(rows) % kLineBytes / sizeof(double);
-        start_ = values_ + place;
+        start_ = values_ + (kLanes - values_before_line(rows)) % kLanes;
         std::copy(x, x + dim, start_);
     }
     const double* data() const { return start_; }
