@@ -1,6 +1,7 @@
 #pragma once
 // Splitting a loop over rows between the machine's cores. Work is cut into
-// contiguous pieces, a few per thread, which the threads claim in turn, and
+// contiguous pieces, a few per thread, which the threads claim (their own
+// share first, then what the others have not started), and
 // every row is computed by the same code whichever thread runs it, so results
 // never depend on the thread count or on which thread was faster.
 // The helper threads are started once and reused: a call allocates nothing
@@ -28,8 +29,8 @@ void set_worker_count(int threads);
 using ChunkFunction = void (*)(void* context, Index begin, Index end);
 
 /// Runs body over `pieces` contiguous chunks of [0, n), each once, on up to `threads` threads (the
-/// caller among them) that claim the next chunk as they finish one; if the helpers are busy with
-/// another caller's loop, the caller runs all of [0, n) itself.
+/// caller among them): each claims the chunks of its own contiguous share first, then those the others
+/// have not started; if the helpers are busy with another caller's loop, the caller runs all of [0, n).
 void run_chunks(Index n, Index threads, Index pieces, ChunkFunction body, void* context);
 
 /// Maps the pages of a fresh, not yet written buffer before it is filled, both cores at once, with

@@ -136,4 +136,33 @@ TEST(ParallelFor, AFastThreadTakesOverFromASlowOne) {
     EXPECT_GT(by_caller.load(), by_helpers.load());
 }
 
+// While the threads keep pace, each starts on its own contiguous share of the pieces (the caller on the
+// first, the helper on the second half), so a loop repeated over the same data finds it in the same core's
+// caches every call.
+TEST(ParallelFor, EachThreadStartsOnItsOwnShare) {
+    const int workers_before = worker_count();
+    set_worker_count(2);
+    const Index n = 16;
+    const Index cost = Index{1} << 20;
+    ASSERT_EQ(piece_count(n, cost), n) << "expected one item per piece for this test";
+    const std::thread::id caller = std::this_thread::get_id();
+    std::atomic<Index> caller_first{-1};
+    std::atomic<Index> helper_first{-1};
+    parallel_for(n, cost, [&](Index begin, Index) {
+        const bool on_caller = std::this_thread::get_id() == caller;
+        std::atomic<Index>& mine = on_caller ? caller_first : helper_first;
+        const std::atomic<Index>& other = on_caller ? helper_first : caller_first;
+        Index unset = -1;
+        if (!mine.compare_exchange_strong(unset, begin)) return;
+        // Each thread waits in its first piece until the other has claimed one, so that neither can take
+        // over the other's share before the other starts. Bounded so that a thread that never runs fails
+        // the test instead of hanging it.
+        const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (other.load() < 0 && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+    });
+    set_worker_count(workers_before);
+    EXPECT_EQ(caller_first.load(), 0);
+    EXPECT_EQ(helper_first.load(), n / 2);
+}
+
 }  // namespace
