@@ -131,13 +131,21 @@ Index number_named(const char* text, const Index (&allowed)[N], Index fallback) 
 //   (89 % of the probe on Llama 3's shape); Zen 5's double loops on wide
 //   rows and everything on Intel are not measured.
 //   EMBED_WIDE_ROWS_PER_STEP forces it.
-// - wide rows' distance: 1 KiB ahead in each of the four rows' streams on
+// - wide rows' distance: 2 KiB ahead in each of the four rows' streams on
 //   Zen 5, the narrow rows' distance elsewhere. On Zen 5 (2026-12-04),
 //   Llama 3's 128256 x 4096, huge pages, settings in random order in one
 //   process, median of each round's time over no prefetch's: float32
 //   logits nta 1 KiB 0.76, 2 KiB 0.79, 4 KiB 0.88 (15 rounds); double
 //   logits 0.96, 0.97 and 1.12 (9 rounds), the sweep's head to head
 //   putting 4 KiB 1.06x behind 1 KiB; bfloat16 0.63-0.64 at all three.
+//   That chose 1 KiB. On the same kind of Zen 5 (2026-12-05) the sweep on
+//   that shape put 1 KiB behind 2 KiB head to head, 28 rounds each: double
+//   logits 1.070x (middle half 1.034-1.083x), float32 1.127x
+//   (1.105-1.201x); then one process, rounds in random order, five calls
+//   each, per-round time over 1 KiB's, median of 15 rounds: float32 2 KiB
+//   0.864 (0.838-0.914), 4 KiB 0.920; bfloat16 2 KiB 0.824 (0.799-0.829),
+//   4 KiB 0.857. 2 KiB is never behind 1 KiB by more than the noise in
+//   either day's runs, and well ahead in today's, so it is the default.
 //   Four streams 4 KiB ahead ask for 16 KiB at once, a whole float32 row.
 //   Not measured on Zen 4, Intel or Zen 3, which keep the distance they had.
 //   EMBED_WIDE_PREFETCH_DISTANCE (EMBED_PREFETCH_DISTANCE for the narrow
@@ -207,7 +215,7 @@ StreamSettings default_stream_settings_for(CpuKind kind) {
     constexpr Index kMiB = Index{1} << 20;
     switch (kind) {
         case CpuKind::amd_zen5_or_later:
-            return {PrefetchHint::nta, 4096, 1, 4, 1024, PrefetchHint::nta, PrefetchHint::nta, PrefetchHint::t2, 4,
+            return {PrefetchHint::nta, 4096, 1, 4, 2048, PrefetchHint::nta, PrefetchHint::nta, PrefetchHint::t2, 4,
                     32 * kMiB};
         case CpuKind::amd_zen4:
             return {PrefetchHint::nta, 4096, 1, 4, 4096, PrefetchHint::none, PrefetchHint::nta, PrefetchHint::t2, 4,

@@ -153,7 +153,7 @@ TEST(StreamSettings, NamesEveryHint) {
 
 // CPUs with AVX-512 read one row per step 4 KiB ahead, AMD's with the non-temporal hint and the others' with
 // prefetcht0; CPUs without AVX-512 read four rows per step with no software prefetch, and every kind reads
-// four rows of a wide vector per step, each row's stream asking 1 KiB ahead on Zen 5 and as far as a narrow
+// four rows of a wide vector per step, each row's stream asking 2 KiB ahead on Zen 5 and as far as a narrow
 // row elsewhere (lib/streaming.cpp says why). The gather asks with prefetcht2 four rows ahead on AMD's CPUs
 // with AVX-512 and with prefetcht0 two rows ahead on the others. The float32 loops ask for nothing ahead on
 // Zen 4 and with the non-temporal hint on Zen 5, the bfloat16 loops with the non-temporal hint on both; both
@@ -179,7 +179,7 @@ TEST(StreamSettings, DefaultsDifferInHowTheRowLoopsStreamBetweenKindsOfCpu) {
         EXPECT_EQ(s.rows_per_step, 1);
         EXPECT_EQ(s.row_distance_bytes, 4096);
     }
-    EXPECT_EQ(zen5.wide_row_distance_bytes, 1024);
+    EXPECT_EQ(zen5.wide_row_distance_bytes, 2048);
     for (const StreamSettings& s : {zen4, intel, older}) EXPECT_EQ(s.wide_row_distance_bytes, s.row_distance_bytes);
     EXPECT_EQ(older.row_hint, PrefetchHint::none);
     EXPECT_EQ(older.rows_per_step, 4);
