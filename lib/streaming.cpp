@@ -112,7 +112,15 @@ Index number_named(const char* text, const Index (&allowed)[N], Index fallback) 
 //   table in 2026-12-01's runs of 41 and 21 rounds, by 6 % and 10 % in the
 //   sweep's 20 rounds on 2026-12-02. The Zen 3 choice was 1.2-1.4x the best.
 //   On Zen 4 (2026-12-03) the sweep put it within 1 % of the best, head to
-//   head, on both shapes.
+//   head, on both shapes. On Zen 5 it asks 8 KiB ahead: earlier sweeps
+//   there had 8 KiB level with 4 KiB on GPT-2's shape and 1.06-1.08x ahead
+//   for float32 on the 1 GiB table; on 2026-12-05 the sweep's head to head
+//   (28 rounds) put 4 KiB behind 8 KiB on GPT-2's shape by 1.103x (double)
+//   and 1.159x (float32), on the 1 GiB table by 1.054x and 1.129x; one
+//   process, the two in random order, 15 rounds, per-round time of 8 KiB
+//   over 4 KiB's, median: double logits 0.934 (GPT-2) and 0.948 (1 GiB),
+//   float32 0.872 and 0.951, bfloat16 0.982 and 0.961, nearest_by_cosine
+//   0.937 and 0.986 (9 rounds). 8 KiB lost nowhere.
 // - any other CPU with AVX-512 (Intel Xeon): one row per step, prefetcht0 4
 //   KiB ahead. On an Intel Xeon (Emerald Rapids) that took logits on GPT-2's
 //   shape from 17.7 ms with the hardware prefetchers alone to 14.7 ms, where
@@ -215,7 +223,7 @@ StreamSettings default_stream_settings_for(CpuKind kind) {
     constexpr Index kMiB = Index{1} << 20;
     switch (kind) {
         case CpuKind::amd_zen5_or_later:
-            return {PrefetchHint::nta, 4096, 1, 4, 2048, PrefetchHint::nta, PrefetchHint::nta, PrefetchHint::t2, 4,
+            return {PrefetchHint::nta, 8192, 1, 4, 2048, PrefetchHint::nta, PrefetchHint::nta, PrefetchHint::t2, 4,
                     32 * kMiB};
         case CpuKind::amd_zen4:
             return {PrefetchHint::nta, 4096, 1, 4, 4096, PrefetchHint::none, PrefetchHint::nta, PrefetchHint::t2, 4,

@@ -151,14 +151,15 @@ TEST(StreamSettings, NamesEveryHint) {
     EXPECT_STREQ(embed::detail::hint_name(PrefetchHint::t0), "t0");
 }
 
-// CPUs with AVX-512 read one row per step 4 KiB ahead, AMD's with the non-temporal hint and the others' with
-// prefetcht0; CPUs without AVX-512 read four rows per step with no software prefetch, and every kind reads
-// four rows of a wide vector per step, each row's stream asking 2 KiB ahead on Zen 5 and as far as a narrow
-// row elsewhere (lib/streaming.cpp says why). The gather asks with prefetcht2 four rows ahead on AMD's CPUs
-// with AVX-512 and with prefetcht0 two rows ahead on the others. The float32 loops ask for nothing ahead on
-// Zen 4 and with the non-temporal hint on Zen 5, the bfloat16 loops with the non-temporal hint on both; both
-// use prefetcht0 on the others. Every kind's settings are ones set_stream_settings accepts, and each gives
-// the documented order's bits: see the test below, which runs every setting, and kernels_isa_test.
+// CPUs with AVX-512 read one row per step 4 KiB ahead (8 KiB on Zen 5), AMD's with the non-temporal hint and
+// the others' with prefetcht0; CPUs without AVX-512 read four rows per step with no software prefetch, and
+// every kind reads four rows of a wide vector per step, each row's stream asking 2 KiB ahead on Zen 5 and as
+// far as a narrow row elsewhere (lib/streaming.cpp says why). The gather asks with prefetcht2 four rows ahead
+// on AMD's CPUs with AVX-512 and with prefetcht0 two rows ahead on the others. The float32 loops ask for
+// nothing ahead on Zen 4 and with the non-temporal hint on Zen 5, the bfloat16 loops with the non-temporal
+// hint on both; both use prefetcht0 on the others. Every kind's settings are ones set_stream_settings
+// accepts, and each gives the documented order's bits: see the test below, which runs every setting, and
+// kernels_isa_test.
 TEST(StreamSettings, DefaultsDifferInHowTheRowLoopsStreamBetweenKindsOfCpu) {
     DefaultsAfter restore;
     using embed::detail::CpuKind;
@@ -175,10 +176,9 @@ TEST(StreamSettings, DefaultsDifferInHowTheRowLoopsStreamBetweenKindsOfCpu) {
         EXPECT_EQ(s.float32_hint, PrefetchHint::t0);
         EXPECT_EQ(s.bfloat16_hint, PrefetchHint::t0);
     }
-    for (const StreamSettings& s : {zen5, zen4, intel}) {
-        EXPECT_EQ(s.rows_per_step, 1);
-        EXPECT_EQ(s.row_distance_bytes, 4096);
-    }
+    for (const StreamSettings& s : {zen5, zen4, intel}) EXPECT_EQ(s.rows_per_step, 1);
+    EXPECT_EQ(zen5.row_distance_bytes, 8192);
+    for (const StreamSettings& s : {zen4, intel}) EXPECT_EQ(s.row_distance_bytes, 4096);
     EXPECT_EQ(zen5.wide_row_distance_bytes, 2048);
     for (const StreamSettings& s : {zen4, intel, older}) EXPECT_EQ(s.wide_row_distance_bytes, s.row_distance_bytes);
     EXPECT_EQ(older.row_hint, PrefetchHint::none);
