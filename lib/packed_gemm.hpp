@@ -173,15 +173,20 @@ private:
 };
 
 /// The lane sums of a group of kARows packed a rows against kBRows b rows (b_stride apart) over
-/// `blocks` blocks of 8: acc[p * kBRows + q] is pair (p, q)'s eight lanes, each adding its products in
-/// turn, from +0.0 or, when `carried`, from the lanes acc holds. Each step also asks for one line of the
-/// b values read next (`ahead`).
+/// `blocks` blocks of 8, written to `sums`: sums[(p * kBRows + q) * 8 ..] are pair (p, q)'s eight lanes,
+/// each adding its products in turn, from +0.0 or, when `carried` is not null, from the lanes it holds
+/// in the same layout (it may be sums itself). Each step also asks for one line of the b values read
+/// next (`ahead`). The sums go in and out 64 bytes at a time: whole 1.5 KiB copies of them between the
+/// k blocks of long rows compiled to `rep movsq` and took 9 % of the float32 batch on Llama 3's shape
+/// (perf, Zen 5).
 [[gnu::always_inline]] inline void lane_sums(const double* a, const double* b, Index b_stride, Index blocks,
-                                             bool carried, Lanes* acc_io, LinesAhead& ahead) {
+                                             const double* carried, double* sums, LinesAhead& ahead) {
     Lanes acc[kARows][kBRows] = {};
-    if (carried) {
+    if (carried != nullptr) {
         for (Index p = 0; p < kARows; ++p) {
-            for (Index q = 0; q < kBRows; ++q) acc[p][q] = acc_io[p * kBRows + q];
+            for (Index q = 0; q < kBRows; ++q) {
+                std::memcpy(&acc[p][q], carried + (p * kBRows + q) * kLanes, sizeof(Lanes));
+            }
         }
     }
     for (Index j = 0; j < blocks; ++j) {
@@ -198,7 +203,7 @@ private:
         }
     }
     for (Index p = 0; p < kARows; ++p) {
-        for (Index q = 0; q < kBRows; ++q) acc_io[p * kBRows + q] = acc[p][q];
+        for (Index q = 0; q < kBRows; ++q) std::memcpy(sums + (p * kBRows + q) * kLanes, &acc[p][q], sizeof(Lanes));
     }
 }
 
@@ -367,16 +372,14 @@ template <class Load, class Scalar>
                             ahead = LinesAhead(b + (next.first_row + g % next.count) * dim + next.first_value,
                                                next.len * Index{sizeof(Scalar)});
                         }
+                        // Lane sums carried to the next k block stay in `kept`; the last block's go to acc.
                         Lanes acc[kPairs];
                         double* kept = carried.data() + (g * kBGroupsPerChunk + group_in_chunk) * kPairs * kLanes;
-                        if (!first_block) std::memcpy(acc, kept, sizeof acc);
                         lane_sums(a_packed.data() + (g * whole + k0) * kARows, b_rows, b_stride, len / kLanes,
-                                  !first_block, acc, ahead);
+                                  first_block ? nullptr : kept, last_block ? reinterpret_cast<double*>(acc) : kept,
+                                  ahead);
                         group_ahead = ahead;
-                        if (!last_block) {
-                            std::memcpy(kept, acc, sizeof acc);
-                            continue;
-                        }
+                        if (!last_block) continue;
                         const Index first = i0 + g * kARows;
                         store_scores(acc, std::min(kARows, n - first), b_count, a_tails.data() + g * kARows * kLanes,
                                      b_tails.data() + (t - chunk) * kLanes, tail, out + first * out_stride + t,
