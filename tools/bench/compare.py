@@ -66,6 +66,10 @@ NARROW_ROWS = [
     ("bf16", "logits_batched", ()),
     ("bf16", "lookup", ("torch", "torch index_select")),
 ]
+# Benchmarks whose goal holds them against another of ours run in one process with it, their repetitions
+# interleaved: run minutes apart, the float32 batch on GPT-2's shape came out 1.07x the widened one in one
+# comparison, and 0.93x when the two took turns in one process the next morning (Zen 5).
+RUN_TOGETHER = {"f32/logits_batched": "widened_f32/logits_batched"}
 
 
 def shape_name(shape):
@@ -154,6 +158,13 @@ def read_rate(medians):
     return (2 * 2**30) / medians["probe_read/2GiB"]
 
 
+def partner_of(name, available):
+    """The benchmark RUN_TOGETHER puts beside `name` (op/shape), on the same shape, if the binary has it."""
+    op, _, shape = name.rpartition("/")
+    partner = f"{RUN_TOGETHER[op]}/{shape}" if op in RUN_TOGETHER else None
+    return partner if partner in available else None
+
+
 def measure_rounds(binary, available, items, rounds, smoke, samples, rates, label):
     """Runs items `rounds` times, taking turns, and collects one median per round and side.
 
@@ -163,20 +174,28 @@ def measure_rounds(binary, available, items, rounds, smoke, samples, rates, labe
     [(family, function)]) in running order; samples[row key][family] ("embed" for ours) gets the seconds,
     and samples[row key]["probe"] the bytes per second of its probe in the same round: for "read", the read
     probe timed in embed's process, its repetitions interleaved with the operation's; for "copy", the
-    round's copy probe.
+    round's copy probe. A RUN_TOGETHER partner runs in its item's process and shares that item's probe.
     """
     reps = 3  # timed batches per round for each peer; the rounds give the rest
     for round_number in range(1, rounds + 1):
         probe = run_bench(binary, "^probe_", smoke)
         rates.setdefault("read", []).append(read_rate(probe))
         rates.setdefault("copy", []).append((4 * 2**30) / probe["probe_copy/2GiB"])
+        run_earlier = {}  # name -> (seconds, read probe's rate) of a benchmark run beside an earlier item
         for key, name, which, peers in items:
             if name in available:
-                if which == "read":
+                if name in run_earlier:
+                    mine, rate = run_earlier.pop(name)
+                    samples.setdefault(key, {}).setdefault("probe", []).append(rate)
+                elif which == "read":
                     # The machine's speed drifts within a round: a probe minutes earlier is no yardstick.
-                    both = run_bench(binary, f"^(probe_read/2GiB|{name})/", smoke, interleave=True)
+                    partner = partner_of(name, available)
+                    names = name if partner is None else f"{name}|{partner}"
+                    both = run_bench(binary, f"^(probe_read/2GiB|{names})/", smoke, interleave=True)
                     mine = both[name]
                     samples.setdefault(key, {}).setdefault("probe", []).append(read_rate(both))
+                    if partner is not None:
+                        run_earlier[partner] = (both[partner], read_rate(both))
                 else:
                     mine = run_bench(binary, f"^{name}/", smoke)[name]
                     if which == "copy":
