@@ -67,8 +67,9 @@ NARROW_ROWS = [
     ("bf16", "lookup", ("torch", "torch index_select")),
 ]
 # Benchmarks whose goal holds them against another of ours run in one process with it, their repetitions
-# interleaved: run minutes apart, the float32 batch on GPT-2's shape came out 1.07x the widened one in one
-# comparison, and 0.93x when the two took turns in one process the next morning (Zen 5).
+# interleaved, so that the machine's drift between two runs minutes apart is not in their ratio: so run,
+# the float32 batch on GPT-2's shape came out 1.07x the widened one; taking turns in one process two hours
+# later, 0.93x (Zen 5).
 RUN_TOGETHER = {"f32/logits_batched": "widened_f32/logits_batched"}
 
 
@@ -192,10 +193,10 @@ def measure_rounds(binary, available, items, rounds, smoke, samples, rates, labe
                     partner = partner_of(name, available)
                     names = name if partner is None else f"{name}|{partner}"
                     both = run_bench(binary, f"^(probe_read/2GiB|{names})/", smoke, interleave=True)
-                    mine = both[name]
-                    samples.setdefault(key, {}).setdefault("probe", []).append(read_rate(both))
+                    mine, rate = both[name], read_rate(both)
+                    samples.setdefault(key, {}).setdefault("probe", []).append(rate)
                     if partner is not None:
-                        run_earlier[partner] = (both[partner], read_rate(both))
+                        run_earlier[partner] = (both[partner], rate)
                 else:
                     mine = run_bench(binary, f"^{name}/", smoke)[name]
                     if which == "copy":
