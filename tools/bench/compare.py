@@ -187,20 +187,19 @@ def measure_rounds(binary, available, items, rounds, smoke, samples, rates, labe
             if name in available:
                 if name in run_earlier:
                     mine, rate = run_earlier.pop(name)
-                    samples.setdefault(key, {}).setdefault("probe", []).append(rate)
                 elif which == "read":
                     # The machine's speed drifts within a round: a probe minutes earlier is no yardstick.
                     partner = partner_of(name, available)
                     names = name if partner is None else f"{name}|{partner}"
                     both = run_bench(binary, f"^(probe_read/2GiB|{names})/", smoke, interleave=True)
                     mine, rate = both[name], read_rate(both)
-                    samples.setdefault(key, {}).setdefault("probe", []).append(rate)
                     if partner is not None:
                         run_earlier[partner] = (both[partner], rate)
                 else:
                     mine = run_bench(binary, f"^{name}/", smoke)[name]
-                    if which == "copy":
-                        samples.setdefault(key, {}).setdefault("probe", []).append(rates["copy"][-1])
+                    rate = rates["copy"][-1] if which == "copy" else None
+                if rate is not None:
+                    samples.setdefault(key, {}).setdefault("probe", []).append(rate)
                 samples.setdefault(key, {}).setdefault("embed", []).append(mine)
             for family, fn in peers:
                 samples.setdefault(key, {}).setdefault(family, []).append(median_seconds(fn, reps))
