@@ -194,15 +194,29 @@ Index number_named(const char* text, const Index (&allowed)[N], Index fallback) 
 //   float32 nearest_by_dot 97 against 89 % (an earlier 9 runs: nta ahead on
 //   three of those four logits). Not yet measured on an Intel Xeon, where t0
 //   stays for the reason the double loops' does.
-// - gather, AMD with AVX-512: prefetcht2 for the row four ahead. From Zen 4
-//   on, AMD's prefetcht1 and prefetcht2 fill L2 only (earlier cores fill L1
-//   on every hint), and a gather that writes each row out at once gains
-//   from leaving L1 to the copy. On a Zen 4 (2026-12-03), rounds in random
-//   order, the old default's time over this one's, per round, median:
+// - gather, Zen 4: prefetcht2 for the row four ahead. From Zen 4 on, AMD's
+//   prefetcht1 and prefetcht2 fill L2 only (earlier cores fill L1 on every
+//   hint), and a gather that writes each row out at once gains from leaving
+//   L1 to the copy. On a Zen 4 (2026-12-03), rounds in random order, the old
+//   default's (t0, two ahead) time over this one's, per round, median:
 //   lookup_into 1.19x (GPT-2's shape) and 1.19x (the 1 GiB table), lookup
 //   1.16x and 1.07x, float32 lookup 1.22x and 1.19x; t1 and t2 at 2, 4 and 8
-//   rows ahead were within the noise of each other. Zen 5's sweeps had put
-//   t2 four or two rows ahead first in three of six runs.
+//   rows ahead were within the noise of each other.
+// - gather, Zen 5: prefetchnta for the next row. Zen 5 had taken Zen 4's
+//   choice, and its sweeps put that 1.10-1.27x behind an L1 hint in four
+//   runs of six (within 5 % in the other two). On 2026-12-05, one process,
+//   tables in huge pages, seven settings in a new random order each round,
+//   median of 7 calls each, t2 four ahead's time over each setting's, per
+//   round, median, for lookup_into / lookup / float32 lookup / bfloat16
+//   lookup: nta one ahead on GPT-2's shape 1.153 / 1.101 / 1.086 / 1.027
+//   (21 rounds) and 1.120 / 1.100 / 1.055 / 1.161 (31), on the 1 GiB table
+//   1.010 / 1.015 / 1.147 / 1.161 (15) and 1.089 / 1.031 / 1.151 / 1.087
+//   (21), on Llama 3's 128256 x 4096 1.117 / 1.092 / 1.118 / 1.026 (9).
+//   t0 or nta one, two or four ahead were all about as fast (1.02-1.18x on
+//   GPT-2's shape); nta one ahead was never behind t2 four ahead (the
+//   median ratios 1.010-1.161), and it is the hint Zen 5's row loops use.
+//   Zen 5's L1 holds 48 KiB where Zen 4's holds 32, which may be why
+//   filling it no longer costs the copy; not measured.
 // - gather, the other CPUs: prefetcht0 for the row two ahead; every hint and
 //   distance was within about 10 % on Zen 3 (where every t hint fills L1),
 //   t0 among the best. Not measured on Intel.
@@ -223,7 +237,7 @@ StreamSettings default_stream_settings_for(CpuKind kind) {
     constexpr Index kMiB = Index{1} << 20;
     switch (kind) {
         case CpuKind::amd_zen5_or_later:
-            return {PrefetchHint::nta, 8192, 1, 4, 2048, PrefetchHint::nta, PrefetchHint::nta, PrefetchHint::t2, 4,
+            return {PrefetchHint::nta, 8192, 1, 4, 2048, PrefetchHint::nta, PrefetchHint::nta, PrefetchHint::nta, 1,
                     32 * kMiB};
         case CpuKind::amd_zen4:
             return {PrefetchHint::nta, 4096, 1, 4, 4096, PrefetchHint::none, PrefetchHint::nta, PrefetchHint::t2, 4,

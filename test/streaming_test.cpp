@@ -155,7 +155,7 @@ TEST(StreamSettings, NamesEveryHint) {
 // the others' with prefetcht0; CPUs without AVX-512 read four rows per step with no software prefetch, and
 // every kind reads four rows of a wide vector per step, each row's stream asking 2 KiB ahead on Zen 5 and as
 // far as a narrow row elsewhere (lib/streaming.cpp says why). The gather asks with prefetcht2 four rows ahead
-// on AMD's CPUs with AVX-512 and with prefetcht0 two rows ahead on the others. The float32 loops ask for
+// on Zen 4, with prefetchnta one row ahead on Zen 5 and with prefetcht0 two rows ahead on the others. The float32 loops ask for
 // nothing ahead on Zen 4 and with the non-temporal hint on Zen 5, the bfloat16 loops with the non-temporal
 // hint on both; both use prefetcht0 on the others. Every kind's settings are ones set_stream_settings
 // accepts, and each gives the documented order's bits: see the test below, which runs every setting, and
@@ -185,10 +185,10 @@ TEST(StreamSettings, DefaultsDifferInHowTheRowLoopsStreamBetweenKindsOfCpu) {
     EXPECT_EQ(older.rows_per_step, 4);
     EXPECT_EQ(older.row_distance_bytes, 8192);
     for (const StreamSettings& s : {zen5, zen4, intel, older}) EXPECT_EQ(s.wide_rows_per_step, 4);
-    for (const StreamSettings& s : {zen5, zen4}) {
-        EXPECT_EQ(s.gather_hint, PrefetchHint::t2);
-        EXPECT_EQ(s.gather_rows_ahead, 4);
-    }
+    EXPECT_EQ(zen4.gather_hint, PrefetchHint::t2);
+    EXPECT_EQ(zen4.gather_rows_ahead, 4);
+    EXPECT_EQ(zen5.gather_hint, PrefetchHint::nta);
+    EXPECT_EQ(zen5.gather_rows_ahead, 1);
     for (const StreamSettings& s : {intel, older}) {
         EXPECT_EQ(s.gather_hint, PrefetchHint::t0);
         EXPECT_EQ(s.gather_rows_ahead, 2);
