@@ -155,11 +155,11 @@ TEST(StreamSettings, NamesEveryHint) {
 // the others' with prefetcht0; CPUs without AVX-512 read four rows per step with no software prefetch, and
 // every kind reads four rows of a wide vector per step, each row's stream asking 2 KiB ahead on Zen 5 and as
 // far as a narrow row elsewhere (lib/streaming.cpp says why). The gather asks with prefetcht2 four rows ahead
-// on Zen 4, with prefetchnta one row ahead on Zen 5 and with prefetcht0 two rows ahead on the others. The float32 loops ask for
-// nothing ahead on Zen 4 and with the non-temporal hint on Zen 5, the bfloat16 loops with the non-temporal
-// hint on both; both use prefetcht0 on the others. Every kind's settings are ones set_stream_settings
-// accepts, and each gives the documented order's bits: see the test below, which runs every setting, and
-// kernels_isa_test.
+// on Zen 4, with prefetchnta one row ahead on Zen 5 and with prefetcht0 two rows ahead on the others. The
+// float32 loops ask for nothing ahead on Zen 4 and with the non-temporal hint on Zen 5, the bfloat16 loops
+// with the non-temporal hint on both; both use prefetcht0 on the others. Every kind's settings are ones
+// set_stream_settings accepts, and each gives the documented order's bits: see the test below, which runs
+// every setting, and kernels_isa_test.
 TEST(StreamSettings, DefaultsDifferInHowTheRowLoopsStreamBetweenKindsOfCpu) {
     DefaultsAfter restore;
     using embed::detail::CpuKind;
