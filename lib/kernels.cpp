@@ -122,12 +122,20 @@ template <bool kSquares, int Hint>
     dot.hi += Quad{};
     squares.lo += Quad{};
     squares.hi += Quad{};
-    for (Index i = head; i < body_end; i += kLanes) {
+    auto step = [&](Index i) __attribute__((always_inline)) {
         prefetch_ahead<Hint>(r + i, distance);
         const LanePair v = load_pair(r + i);
         add_products(dot, v, load_pair(x + i));
         if constexpr (kSquares) add_products(squares, v, v);
+    };
+    Index i = head;
+    // A row on a line reads its first line by loads of its own ("The first line apart", row_loops.hpp); a
+    // row off its line has the head's loads above.
+    if (head == 0 && body_end >= kLanes) {
+        step(i);
+        i += kLanes;
     }
+    for (; i < body_end; i += kLanes) step(i);
     const LanePair dot_tail = load_pair(dot_edge[1]);
     dot.lo += dot_tail.lo;
     dot.hi += dot_tail.hi;
@@ -205,7 +213,8 @@ template <bool kSquares, int Hint, Index R>
         }
     }
     StreamAhead<R> ahead(head, dim, distance, sizeof(double));
-    for (Index i = head; i < dim - ending; i += kLanes) {
+    // Line i of each row, added to its lanes.
+    auto step = [&](Index i) __attribute__((always_inline)) {
         const LanePair xv = load_pair(x + i);
         for (Index q = 0; q < R; ++q) {
             prefetch_ahead<Hint>(r, ahead.bytes(q));
@@ -214,7 +223,15 @@ template <bool kSquares, int Hint, Index R>
             if constexpr (kSquares) add_products(squares[q], v, v);
         }
         ahead.advance(kLanes);
+    };
+    Index i = head;
+    // Rows on lines read their first line by loads of their own ("The first line apart", row_loops.hpp);
+    // rows off them have the boundary loads above.
+    if (head == 0 && dim >= kLanes) {
+        step(i);
+        i += kLanes;
     }
+    for (; i < dim - ending; i += kLanes) step(i);
     for (Index q = 0; q < R; ++q) {
         if (head > 0) {
             // The ending values last in their lanes; a lane sum starts at +0.0 and so is never

@@ -66,6 +66,25 @@ template <class Narrow>
     return (lo[0] + lo[2]) + (hi[0] + hi[2]);
 }
 
+// The first line apart: every row loop reads each row's first line with
+// loads of its own, before its loop over the rest (the loop's first step
+// peeled off: the same additions in the same order, so the same bits). Those
+// loads step from row to row by the rows' length, and most likely the CPU's
+// stride prefetcher, which follows each load instruction, then fetches ahead
+// beside the software prefetch; inside the loop every load steps 64 bytes.
+// Found because rows off their lines, whose loops load the line shared with
+// the row before, read faster than the same memory on its lines (Zen 5,
+// logits on GPT-2's shape 4.4 against 6.0 ms). An extra load of a table line
+// at each row's start helped in a standalone loop wherever it pointed (the
+// line before, two before, the row's own first line), one of the hidden
+// vector did not. On Zen 5 (2026-12-05), both ways in one process, rounds in
+// random order, median of per-round time with over without: double logits,
+// nearest_by_dot and nearest_by_cosine 0.74-0.80 on GPT-2's shape (15
+// rounds) and 0.79-0.84 on the 1 GiB table (11), float32 0.83-0.88 on both,
+// Llama 3's shape (four rows per step) float32 0.97 and bfloat16 0.98-0.99,
+// bfloat16 elsewhere 0.97-1.01 (its conversion sets its pace); 512 x 64 and
+// widths that are no multiple of 8 0.95-1.01. Not measured on Intel, whose
+// cores also have a stride prefetcher per load instruction.
 // Asks for the line `distance` bytes past p, for the next rows of a table read
 // start to end, with locality Hint (PrefetchHint; -1 asks nothing). The
 // address is computed as an integer because it may lie past the table's end,

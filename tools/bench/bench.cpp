@@ -267,8 +267,8 @@ void register_shape(const Shape& s) {
 
     add("logits", logits_body(s, table_for));
     // The same memory read 16 bytes past each line, where a numpy array's rows usually start: V - 1 rows
-    // from the table's third value. On Zen 5 this read 15-30 % faster than `logits` on GPT-2's shape and
-    // the 1 GiB table, for reasons not yet found (tools/bench/README.md, "Open: rows on their lines").
+    // from the table's third value. Until each row's first line had loads of its own ("The first line
+    // apart", lib/row_loops.hpp) this read 15-50 % faster than `logits` on Zen 5; the two should match.
     add("logits_rows_off_lines", [s](benchmark::State& state) {
         const embed::Table& t = table_for(s);
         const embed::TableView off_lines(t.data() + 2, s.vocab - 1, s.dim);
