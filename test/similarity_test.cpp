@@ -15,6 +15,7 @@
 
 #include "all_close.hpp"
 #include "documented_order.hpp"
+#include "neighbour_order.hpp"
 
 namespace {
 
@@ -48,13 +49,6 @@ double score_by_loop(const Table& table, Index query, Index other, Score score) 
     return dot / (norm_query * norm_other);
 }
 
-// The contract's order: a higher score first, every number before NaN, then the smaller id.
-bool better(const Neighbour& a, const Neighbour& b) {
-    if (std::isnan(a.score) != std::isnan(b.score)) return std::isnan(b.score);
-    if (!std::isnan(a.score) && a.score != b.score) return a.score > b.score;
-    return a.id < b.id;
-}
-
 // The min(k, V-1) best others of query, by repeatedly taking the best one left.
 std::vector<Neighbour> brute_force(const Table& table, Index query, Index k, Score score) {
     std::vector<Neighbour> left;
@@ -65,7 +59,7 @@ std::vector<Neighbour> brute_force(const Table& table, Index query, Index k, Sco
     while (static_cast<Index>(ranked.size()) < k && !left.empty()) {
         std::size_t best = 0;
         for (std::size_t i = 1; i < left.size(); ++i) {
-            if (better(left[i], left[best])) best = i;
+            if (embed_test::ranks_before(left[i], left[best])) best = i;
         }
         ranked.push_back(left[best]);
         left.erase(left.begin() + static_cast<std::ptrdiff_t>(best));

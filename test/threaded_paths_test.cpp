@@ -34,6 +34,7 @@
 #include "all_close.hpp"
 #include "cpython.hpp"
 #include "documented_order.hpp"
+#include "neighbour_order.hpp"
 #include "kernels.hpp"
 #include "parallel.hpp"
 
@@ -216,20 +217,13 @@ double score_by_loop(const Table& table, Index query, Index other, Score score) 
     return dot / (norm_query * norm_other);
 }
 
-// The contract's order: a higher score first, every number before NaN, then the smaller id.
-bool better(const Neighbour& a, const Neighbour& b) {
-    if (std::isnan(a.score) != std::isnan(b.score)) return std::isnan(b.score);
-    if (!std::isnan(a.score) && a.score != b.score) return a.score > b.score;
-    return a.id < b.id;
-}
-
 // The min(k, V - 1) best other rows: every score by a loop, then a full sort.
 std::vector<Neighbour> rank_by_loop(const Table& table, Index query, Index k, Score score) {
     std::vector<Neighbour> all;
     for (Index t = 0; t < table.rows(); ++t) {
         if (t != query) all.push_back({t, score_by_loop(table, query, t, score)});
     }
-    std::sort(all.begin(), all.end(), better);
+    std::sort(all.begin(), all.end(), embed_test::ranks_before);
     all.resize(static_cast<std::size_t>(std::min<Index>(k, table.rows() - 1)));
     return all;
 }
