@@ -121,10 +121,11 @@ Index number_named(const char* text, const Index (&allowed)[N], Index fallback) 
 //   over 4 KiB's, median: double logits 0.934 (GPT-2) and 0.948 (1 GiB),
 //   float32 0.872 and 0.951, bfloat16 0.982 and 0.961, nearest_by_cosine
 //   0.937 and 0.986 (9 rounds). 8 KiB lost nowhere. Once each row's first
-//   line was read apart (row_loops.hpp), two sweeps of the 1 GiB table,
-//   whose rows are 8 KiB, put it 1.056x and 1.094x behind 4 KiB, while
-//   GPT-2's shape (6 KiB rows) kept it 1.107x ahead and rows of 4 and 16
-//   KiB kept it on top; one shape is no rule, so it stays.
+//   line was read apart (row_loops.hpp), rows of about 7-9 KiB read faster
+//   4 KiB ahead (1 GiB tables, 8 KiB's time over 4 KiB's 1.07-1.18 at
+//   widths 896-1152, 0.85-1.03 at 256-768 and 1280-2048; the sweep of the
+//   1 GiB table put 8 KiB 1.056x and 1.094x behind): not yet a rule, see
+//   "Sweep runs" in tools/bench/README.md.
 // - any other CPU with AVX-512 (Intel Xeon): one row per step, prefetcht0 4
 //   KiB ahead. On an Intel Xeon (Emerald Rapids) that took logits on GPT-2's
 //   shape from 17.7 ms with the hardware prefetchers alone to 14.7 ms, where
