@@ -128,14 +128,9 @@ template <bool kSquares, int Hint>
         add_products(dot, v, load_pair(x + i));
         if constexpr (kSquares) add_products(squares, v, v);
     };
-    Index i = head;
     // A row on a line reads its first line by loads of its own ("The first line apart", row_loops.hpp); a
     // row off its line has the head's loads above.
-    if (head == 0 && body_end >= kLanes) {
-        step(i);
-        i += kLanes;
-    }
-    for (; i < body_end; i += kLanes) step(i);
+    step_through(head, body_end, kLanes, head == 0, step);
     const LanePair dot_tail = load_pair(dot_edge[1]);
     dot.lo += dot_tail.lo;
     dot.hi += dot_tail.hi;
@@ -224,14 +219,9 @@ template <bool kSquares, int Hint, Index R>
         }
         ahead.advance(kLanes);
     };
-    Index i = head;
     // Rows on lines read their first line by loads of their own ("The first line apart", row_loops.hpp);
     // rows off them have the boundary loads above.
-    if (head == 0 && dim >= kLanes) {
-        step(i);
-        i += kLanes;
-    }
-    for (; i < dim - ending; i += kLanes) step(i);
+    step_through(head, dim - ending, kLanes, head == 0, step);
     for (Index q = 0; q < R; ++q) {
         if (head > 0) {
             // The ending values last in their lanes; a lane sum starts at +0.0 and so is never

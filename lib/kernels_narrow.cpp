@@ -173,7 +173,6 @@ template <class Acc, bool kSquares, int Hint, Index R, class Narrow>
         }
     };
     const Index whole = dim - dim % kLanes;
-    Index i = 0;
     StreamAhead<R> ahead(0, dim, distance, kValueBytes);
     const auto add_line = [&](Index first) __attribute__((always_inline)) {
         for (Index q = 0; q < R; ++q) prefetch_ahead<Hint>(r, ahead.bytes(q));
@@ -181,11 +180,7 @@ template <class Acc, bool kSquares, int Hint, Index R, class Narrow>
         for (Index j = first; j < first + kValuesPerLine; j += kLanes) add_block(j);
     };
     // The first line by loads of its own, as the double rows do ("The first line apart", row_loops.hpp).
-    if (kValuesPerLine <= whole) {
-        add_line(i);
-        i += kValuesPerLine;
-    }
-    for (; i + kValuesPerLine <= whole; i += kValuesPerLine) add_line(i);
+    Index i = step_through(0, whole, kValuesPerLine, true, add_line);
     for (; i < whole; i += kLanes) add_block(i);
     for (Index q = 0; q < R; ++q) {
         out[q] = finish_row(as_pair(dot[q]), r + q * dim, x, whole, dim);

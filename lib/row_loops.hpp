@@ -85,6 +85,23 @@ template <class Narrow>
 // bfloat16 elsewhere 0.97-1.01 (its conversion sets its pace); 512 x 64 and
 // widths that are no multiple of 8 0.95-1.01. Not measured on Intel, whose
 // cores also have a stride prefetcher per load instruction.
+
+// Runs step(i) for i = begin, begin + stride, ... while a whole step fits
+// before end, the first step apart from the loop when first_apart (above);
+// returns where it stopped. Forced inline, so that each row loop's compiled
+// code keeps the peeled step's loads out of its loop.
+template <class Step>
+[[gnu::always_inline]] inline Index step_through(Index begin, Index end, Index stride, bool first_apart, Step&& step) {
+    const Index last = end - stride;  // where the last whole step starts
+    Index i = begin;
+    if (first_apart && i <= last) {
+        step(i);
+        i += stride;
+    }
+    for (; i <= last; i += stride) step(i);
+    return i;
+}
+
 // Asks for the line `distance` bytes past p, for the next rows of a table read
 // start to end, with locality Hint (PrefetchHint; -1 asks nothing). The
 // address is computed as an integer because it may lie past the table's end,
