@@ -297,7 +297,8 @@ template <bool kSquares>
     StreamSettings settings = stream_settings();
     if (!prefetch) settings.row_hint = PrefetchHint::none;
     settings.rows_per_step = rows_per_step_for(settings, dim);
-    const auto distance = static_cast<std::uintptr_t>(row_distance_for(settings, dim));
+    const bool on_lines = rows_start_on_lines(rows, dim * Index{sizeof(double)});
+    const auto distance = static_cast<std::uintptr_t>(double_row_distance_for(settings, dim, on_lines));
     with_row_settings<DoubleRows, kSquares>(settings, rows, count, dim, x, distance, out, squares);
 }
 

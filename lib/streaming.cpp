@@ -20,6 +20,7 @@ namespace {
 struct Current {
     std::atomic<int> row_hint;
     std::atomic<Index> row_distance_bytes;
+    std::atomic<bool> halve_distance_near_row;
     std::atomic<Index> rows_per_step;
     std::atomic<Index> wide_rows_per_step;
     std::atomic<Index> wide_row_distance_bytes;
@@ -34,6 +35,7 @@ Current& current() {
     static Current settings = [] {
         const StreamSettings d = default_stream_settings();
         return Current{static_cast<int>(d.row_hint),      d.row_distance_bytes,
+                       d.halve_distance_near_row,
                        d.rows_per_step,                   d.wide_rows_per_step,
                        d.wide_row_distance_bytes,
                        static_cast<int>(d.float32_hint),  static_cast<int>(d.bfloat16_hint),
@@ -120,12 +122,25 @@ Index number_named(const char* text, const Index (&allowed)[N], Index fallback) 
 //   process, the two in random order, 15 rounds, per-round time of 8 KiB
 //   over 4 KiB's, median: double logits 0.934 (GPT-2) and 0.948 (1 GiB),
 //   float32 0.872 and 0.951, bfloat16 0.982 and 0.961, nearest_by_cosine
-//   0.937 and 0.986 (9 rounds). 8 KiB lost nowhere. Once each row's first
-//   line was read apart (row_loops.hpp), rows of about 7-9 KiB read faster
-//   4 KiB ahead (1 GiB tables, 8 KiB's time over 4 KiB's 1.07-1.18 at
-//   widths 896-1152, 0.85-1.03 at 256-768 and 1280-2048; the sweep of the
-//   1 GiB table put 8 KiB 1.056x and 1.094x behind): not yet a rule, see
-//   "Sweep runs" in tools/bench/README.md.
+//   0.937 and 0.986 (9 rounds). 8 KiB lost nowhere.
+// - double rows on lines about one row long, Zen 5: half the distance
+//   (halve_distance_near_row; double_row_distance_for says when). Once each row's
+//   first line was read apart (row_loops.hpp), asking about one row ahead
+//   was the slow distance for double rows that start on lines: 1 GiB
+//   tables, 8 KiB's time over 4 KiB's 1.07-1.18 at widths 896-1152 and
+//   0.85-1.03 at 256-768 and 1280-2048 (2026-12-05); in a second scan, per
+//   round over 8 KiB's, 6 KiB 1.149 on rows of 6 KiB, 12 KiB 1.183 on rows
+//   of 12 KiB, 4 KiB 1.044 on rows of 4 KiB, while 8 KiB was the fastest
+//   of 4-16 KiB on all three. Rows 16 bytes past their lines (a numpy
+//   array's) do not share it: at width 1024 4 KiB took 1.14-1.19x 8 KiB's
+//   time. So on lines 8 KiB becomes 4 KiB for rows of 7-9 KiB; one process,
+//   the default with the halving over without, per round, median of 15-21:
+//   logits 0.90-0.96 on the 1 GiB table (three runs), nearest_by_dot and
+//   nearest_by_cosine 0.90-1.02, logits 0.84 on 132000 x 1016 and 0.84-1.05
+//   on GPT-2 medium's 50257 x 1024. The float32 loops keep 8 KiB: on
+//   131072 x 2048 (rows of 8 KiB) the halving took 1.12x the time in two
+//   runs. Not measured on Zen 4, Intel or Zen 3, which do not halve.
+//   EMBED_PREFETCH_DISTANCE turns it off with the distance it forces.
 // - any other CPU with AVX-512 (Intel Xeon): one row per step, prefetcht0 4
 //   KiB ahead. On an Intel Xeon (Emerald Rapids) that took logits on GPT-2's
 //   shape from 17.7 ms with the hardware prefetchers alone to 14.7 ms, where
@@ -242,17 +257,26 @@ StreamSettings default_stream_settings_for(CpuKind kind) {
     constexpr Index kMiB = Index{1} << 20;
     switch (kind) {
         case CpuKind::amd_zen5_or_later:
-            return {PrefetchHint::nta, 8192, 1, 4, 2048, PrefetchHint::nta, PrefetchHint::nta, PrefetchHint::nta, 1,
-                    32 * kMiB};
+            return {.row_hint = PrefetchHint::nta, .row_distance_bytes = 8192, .halve_distance_near_row = true,
+                    .rows_per_step = 1, .wide_rows_per_step = 4, .wide_row_distance_bytes = 2048,
+                    .float32_hint = PrefetchHint::nta, .bfloat16_hint = PrefetchHint::nta,
+                    .gather_hint = PrefetchHint::nta, .gather_rows_ahead = 1, .stream_results_above_bytes = 32 * kMiB};
         case CpuKind::amd_zen4:
-            return {PrefetchHint::nta, 4096, 1, 4, 4096, PrefetchHint::none, PrefetchHint::nta, PrefetchHint::t2, 4,
-                    16 * kMiB};
+            return {.row_hint = PrefetchHint::nta, .row_distance_bytes = 4096, .halve_distance_near_row = false,
+                    .rows_per_step = 1, .wide_rows_per_step = 4, .wide_row_distance_bytes = 4096,
+                    .float32_hint = PrefetchHint::none, .bfloat16_hint = PrefetchHint::nta,
+                    .gather_hint = PrefetchHint::t2, .gather_rows_ahead = 4, .stream_results_above_bytes = 16 * kMiB};
         case CpuKind::other_with_avx512:
-            return {PrefetchHint::t0, 4096, 1, 4, 4096, PrefetchHint::t0, PrefetchHint::t0, PrefetchHint::t0, 2,
-                    16 * kMiB};
+            return {.row_hint = PrefetchHint::t0, .row_distance_bytes = 4096, .halve_distance_near_row = false,
+                    .rows_per_step = 1, .wide_rows_per_step = 4, .wide_row_distance_bytes = 4096,
+                    .float32_hint = PrefetchHint::t0, .bfloat16_hint = PrefetchHint::t0,
+                    .gather_hint = PrefetchHint::t0, .gather_rows_ahead = 2, .stream_results_above_bytes = 16 * kMiB};
         case CpuKind::without_avx512: break;
     }
-    return {PrefetchHint::none, 8192, 4, 4, 8192, PrefetchHint::t0, PrefetchHint::t0, PrefetchHint::t0, 2, 16 * kMiB};
+    return {.row_hint = PrefetchHint::none, .row_distance_bytes = 8192, .halve_distance_near_row = false,
+            .rows_per_step = 4, .wide_rows_per_step = 4, .wide_row_distance_bytes = 8192,
+            .float32_hint = PrefetchHint::t0, .bfloat16_hint = PrefetchHint::t0,
+            .gather_hint = PrefetchHint::t0, .gather_rows_ahead = 2, .stream_results_above_bytes = 16 * kMiB};
 }
 
 CpuKind cpu_kind_of(bool has_avx512, bool is_amd, int family) {
@@ -305,8 +329,12 @@ StreamSettings default_stream_settings() {
     settings.rows_per_step = rows_per_step_named(std::getenv("EMBED_ROWS_PER_STEP"), settings.rows_per_step);
     settings.wide_rows_per_step =
         rows_per_step_named(std::getenv("EMBED_WIDE_ROWS_PER_STEP"), settings.wide_rows_per_step);
-    settings.row_distance_bytes =
-        row_distance_named(std::getenv("EMBED_PREFETCH_DISTANCE"), settings.row_distance_bytes);
+    constexpr Index kNotForced = -1;
+    const Index forced_distance = row_distance_named(std::getenv("EMBED_PREFETCH_DISTANCE"), kNotForced);
+    if (forced_distance != kNotForced) {
+        settings.row_distance_bytes = forced_distance;
+        settings.halve_distance_near_row = false;  // a forced distance is the distance asked, on rows of any length
+    }
     settings.wide_row_distance_bytes =
         row_distance_named(std::getenv("EMBED_WIDE_PREFETCH_DISTANCE"), settings.wide_row_distance_bytes);
     if (const std::optional<PrefetchHint> narrow = narrow_hint_named(std::getenv("EMBED_NARROW_PREFETCH"))) {
@@ -323,7 +351,9 @@ StreamSettings default_stream_settings() {
 StreamSettings stream_settings() {
     const Current& now = current();
     return {static_cast<PrefetchHint>(now.row_hint.load(std::memory_order_relaxed)),
-            now.row_distance_bytes.load(std::memory_order_relaxed), now.rows_per_step.load(std::memory_order_relaxed),
+            now.row_distance_bytes.load(std::memory_order_relaxed),
+            now.halve_distance_near_row.load(std::memory_order_relaxed),
+            now.rows_per_step.load(std::memory_order_relaxed),
             now.wide_rows_per_step.load(std::memory_order_relaxed),
             now.wide_row_distance_bytes.load(std::memory_order_relaxed),
             static_cast<PrefetchHint>(now.float32_hint.load(std::memory_order_relaxed)),
@@ -347,6 +377,7 @@ void set_stream_settings(const StreamSettings& settings) {
     Current& now = current();
     now.row_hint.store(static_cast<int>(settings.row_hint), std::memory_order_relaxed);
     now.row_distance_bytes.store(settings.row_distance_bytes, std::memory_order_relaxed);
+    now.halve_distance_near_row.store(settings.halve_distance_near_row, std::memory_order_relaxed);
     now.rows_per_step.store(settings.rows_per_step, std::memory_order_relaxed);
     now.wide_rows_per_step.store(settings.wide_rows_per_step, std::memory_order_relaxed);
     now.wide_row_distance_bytes.store(settings.wide_row_distance_bytes, std::memory_order_relaxed);

@@ -7,6 +7,8 @@
 // set_stream_settings to find the best setting on a new CPU. No setting
 // changes a result: every row is still summed in dot_kernel's order.
 
+#include <cstdint>
+
 #include "embed/types.hpp"
 
 namespace embed::detail {
@@ -24,6 +26,7 @@ enum class PrefetchHint : int {
 struct StreamSettings {
     PrefetchHint row_hint;     // hint of the row loops' prefetch, one per 64-byte line read
     Index row_distance_bytes;  // how far ahead of the line being read it asks
+    bool halve_distance_near_row;  // double rows on lines ask half as far when that lands near the next row
     Index rows_per_step;       // rows read side by side (1, 2 or 4); others fall back to 1
     Index wide_rows_per_step;  // the same for rows whose hidden vector is wide (rows_per_step_for says when)
     Index wide_row_distance_bytes;  // the distance for those rows, in each of the rows' streams
@@ -91,9 +94,30 @@ inline Index rows_per_step_for(const StreamSettings& settings, Index dim) {
     return is_wide_vector(dim) ? settings.wide_rows_per_step : settings.rows_per_step;
 }
 
+/// Whether asking `distance` bytes ahead lands within an eighth of `distance` of one row of `row_bytes` ahead.
+inline bool lands_near_next_row(Index distance, Index row_bytes) {
+    const Index gap = distance > row_bytes ? distance - row_bytes : row_bytes - distance;
+    return 8 * gap < distance;
+}
+
+/// Whether every row of a table at `rows` with rows of `row_bytes` bytes starts on a 64-byte line.
+inline bool rows_start_on_lines(const void* rows, Index row_bytes) {
+    return reinterpret_cast<std::uintptr_t>(rows) % 64 == 0 && row_bytes % 64 == 0;
+}
+
 /// How far ahead, in bytes of each row, a row loop over rows of `dim` values asks under `settings`.
 inline Index row_distance_for(const StreamSettings& settings, Index dim) {
     return is_wide_vector(dim) ? settings.wide_row_distance_bytes : settings.row_distance_bytes;
+}
+
+/// row_distance_for for the double row loops: halved when halve_distance_near_row is set, the rows start on
+/// lines and it lands near the next row (at 8 KiB, rows of more than 7 and less than 9 KiB; lib/streaming.cpp
+/// says why). The float32 and bfloat16 loops ask row_distance_for as it is.
+inline Index double_row_distance_for(const StreamSettings& settings, Index dim, bool rows_on_lines) {
+    const Index distance = row_distance_for(settings, dim);
+    const bool halve = settings.halve_distance_near_row && rows_on_lines && !is_wide_vector(dim) &&
+                       lands_near_next_row(distance, dim * Index{sizeof(double)});
+    return halve ? distance / 2 : distance;
 }
 
 /// text as the gather's rows ahead ("1", "2", "4" or "8"); `fallback` when it is null or none of them.
@@ -107,7 +131,8 @@ PrefetchHint hint_named(const char* hint_text, PrefetchHint fallback);
 
 /// The defaults for this CPU, with the row loops' hint forced by EMBED_PREFETCH=none|nta|t2|t1|t0, their
 /// rows per step by EMBED_ROWS_PER_STEP=1|2|4 (EMBED_WIDE_ROWS_PER_STEP=1|2|4 for wide vectors), their
-/// distance by EMBED_PREFETCH_DISTANCE=1024|2048|4096|8192 (EMBED_WIDE_PREFETCH_DISTANCE for wide), the float32
+/// distance by EMBED_PREFETCH_DISTANCE=1024|2048|4096|8192 (which also turns halve_distance_near_row off: the
+/// forced distance is the one asked; EMBED_WIDE_PREFETCH_DISTANCE for wide), the float32
 /// and bfloat16 loops' hints (both) by EMBED_NARROW_PREFETCH=none|nta|t0, the gather's hint by
 /// EMBED_GATHER_PREFETCH=none|nta|t2|t1|t0 and its rows ahead by EMBED_GATHER_ROWS_AHEAD=1|2|4|8 if set (an
 /// unknown value is ignored, as EMBED_NUM_THREADS's are).

@@ -40,6 +40,7 @@ using embed_test::DefaultsAfter;
 
 bool same(const StreamSettings& a, const StreamSettings& b) {
     return a.row_hint == b.row_hint && a.row_distance_bytes == b.row_distance_bytes &&
+           a.halve_distance_near_row == b.halve_distance_near_row &&
            a.rows_per_step == b.rows_per_step && a.wide_rows_per_step == b.wide_rows_per_step &&
            a.wide_row_distance_bytes == b.wide_row_distance_bytes &&
            a.float32_hint == b.float32_hint && a.bfloat16_hint == b.bfloat16_hint && a.gather_hint == b.gather_hint &&
@@ -143,6 +144,43 @@ TEST(StreamSettings, VectorsPast16KiBAskTheWideDistanceAhead) {
     EXPECT_EQ(embed::detail::row_distance_for(setting, 4096), 1024);
 }
 
+// With halve_distance_near_row, the double loops' rows that start on lines ask half as far when the distance
+// lands within an eighth of itself of the next row: at 8192 B, rows of more than 7168 and less than 9216 bytes.
+// Rows off their lines, wide vectors (the wide distance), settings without the flag and the float32 and
+// bfloat16 loops (row_distance_for) keep it.
+TEST(StreamSettings, ADistanceNearOneRowIsHalvedForDoubleRowsOnLinesWhenAsked) {
+    using embed::detail::double_row_distance_for;
+    StreamSettings setting = embed::detail::default_stream_settings();
+    setting.row_distance_bytes = 8192;
+    setting.wide_row_distance_bytes = 2048;
+    setting.halve_distance_near_row = true;
+    const std::pair<Index, Index> rows[] = {{768, 8192},  {896, 8192},  {897, 4096},  {1016, 4096}, {1024, 4096},
+                                            {1032, 4096}, {1151, 4096}, {1152, 8192}, {2048, 8192}, {2049, 2048}};
+    for (const auto& [dim, distance] : rows) {
+        EXPECT_EQ(double_row_distance_for(setting, dim, true), distance) << "rows of " << dim;
+        EXPECT_EQ(double_row_distance_for(setting, dim, false), dim > 2048 ? 2048 : 8192) << dim;
+        EXPECT_EQ(embed::detail::row_distance_for(setting, dim), dim > 2048 ? 2048 : 8192) << dim;
+    }
+    setting.row_distance_bytes = 4096;  // 4096 B lands near rows of 3585 to 4607 bytes
+    EXPECT_EQ(double_row_distance_for(setting, 512, true), 2048);
+    EXPECT_EQ(double_row_distance_for(setting, 1024, true), 4096);
+    setting.row_distance_bytes = 8192;
+    setting.halve_distance_near_row = false;
+    for (const auto& [dim, distance] : rows) {
+        EXPECT_EQ(double_row_distance_for(setting, dim, true), dim > 2048 ? 2048 : 8192) << dim;
+    }
+}
+
+// Rows start on lines when the table does and a row is whole lines long.
+TEST(StreamSettings, RowsStartOnLinesWhenTheTableAndTheRowLengthDo) {
+    alignas(64) static const double values[16] = {};
+    EXPECT_TRUE(embed::detail::rows_start_on_lines(values, 64));
+    EXPECT_TRUE(embed::detail::rows_start_on_lines(values, 8192));
+    EXPECT_FALSE(embed::detail::rows_start_on_lines(values, 8200));
+    EXPECT_FALSE(embed::detail::rows_start_on_lines(values + 2, 8192));  // a numpy array's 16 bytes past a line
+    EXPECT_FALSE(embed::detail::rows_start_on_lines(values + 1, 64));
+}
+
 TEST(StreamSettings, NamesEveryHint) {
     EXPECT_STREQ(embed::detail::hint_name(PrefetchHint::none), "none");
     EXPECT_STREQ(embed::detail::hint_name(PrefetchHint::nta), "nta");
@@ -151,7 +189,8 @@ TEST(StreamSettings, NamesEveryHint) {
     EXPECT_STREQ(embed::detail::hint_name(PrefetchHint::t0), "t0");
 }
 
-// CPUs with AVX-512 read one row per step 4 KiB ahead (8 KiB on Zen 5), AMD's with the non-temporal hint and
+// CPUs with AVX-512 read one row per step 4 KiB ahead (8 KiB on Zen 5, whose double loops halve it about one
+// row ahead: the test above), AMD's with the non-temporal hint and
 // the others' with prefetcht0; CPUs without AVX-512 read four rows per step with no software prefetch, and
 // every kind reads four rows of a wide vector per step, each row's stream asking 2 KiB ahead on Zen 5 and as
 // far as a narrow row elsewhere (lib/streaming.cpp says why). The gather asks with prefetcht2 four rows ahead
@@ -178,6 +217,8 @@ TEST(StreamSettings, DefaultsDifferInHowTheRowLoopsStreamBetweenKindsOfCpu) {
     }
     for (const StreamSettings& s : {zen5, zen4, intel}) EXPECT_EQ(s.rows_per_step, 1);
     EXPECT_EQ(zen5.row_distance_bytes, 8192);
+    EXPECT_TRUE(zen5.halve_distance_near_row);
+    for (const StreamSettings& s : {zen4, intel, older}) EXPECT_FALSE(s.halve_distance_near_row);
     for (const StreamSettings& s : {zen4, intel}) EXPECT_EQ(s.row_distance_bytes, 4096);
     EXPECT_EQ(zen5.wide_row_distance_bytes, 2048);
     for (const StreamSettings& s : {zen4, intel, older}) EXPECT_EQ(s.wide_row_distance_bytes, s.row_distance_bytes);
@@ -269,10 +310,19 @@ TEST(StreamSettings, EmbedWideRowsPerStepForcesTheWideRowsAndUnknownValuesAreIgn
 
 TEST(StreamSettings, EmbedPrefetchDistanceForcesTheDistanceAndUnknownValuesAreIgnored) {
     const StreamSettings own = embed::detail::default_stream_settings_for(embed::detail::this_cpu_kind());
-    expect_variable_forces<Index>("EMBED_PREFETCH_DISTANCE", &StreamSettings::row_distance_bytes,
-                                  {{"1024", 1024}, {"2048", 2048}, {"4096", 4096}, {"8192", 8192},
-                                   {"512", own.row_distance_bytes}, {"", own.row_distance_bytes},
-                                   {"4096 ", own.row_distance_bytes}, {"04096", own.row_distance_bytes}});
+    const std::pair<const char*, Index> cases[] = {{"1024", 1024}, {"2048", 2048}, {"4096", 4096}, {"8192", 8192},
+                                                   {"512", -1}, {"", -1}, {"4096 ", -1}, {"04096", -1}};
+    for (const auto& [text, forced] : cases) {  // -1: not a distance the variable takes, so nothing forced
+        ASSERT_EQ(setenv("EMBED_PREFETCH_DISTANCE", text, 1), 0);
+        StreamSettings expected = own;
+        if (forced != -1) {
+            expected.row_distance_bytes = forced;
+            expected.halve_distance_near_row = false;  // the forced distance is the distance asked
+        }
+        EXPECT_TRUE(same(embed::detail::default_stream_settings(), expected)) << "EMBED_PREFETCH_DISTANCE=" << text;
+    }
+    ASSERT_EQ(unsetenv("EMBED_PREFETCH_DISTANCE"), 0);
+    EXPECT_TRUE(same(embed::detail::default_stream_settings(), own));
     expect_variable_forces<Index>("EMBED_WIDE_PREFETCH_DISTANCE", &StreamSettings::wide_row_distance_bytes,
                                   {{"1024", 1024}, {"2048", 2048}, {"4096", 4096}, {"8192", 8192},
                                    {"16384", own.wide_row_distance_bytes}, {"", own.wide_row_distance_bytes},
@@ -384,7 +434,8 @@ TEST(StreamSettings, EverySettingGivesTheExplicitLoopsValues) {
             StreamSettings setting = embed::detail::default_stream_settings();
             setting.row_hint = setting.gather_hint = static_cast<PrefetchHint>(hint);
             setting.rows_per_step = step;
-            setting.row_distance_bytes = 512 * step;
+            setting.row_distance_bytes = step == 1 ? dim * 8 : 512 * step;
+            setting.halve_distance_near_row = step == 1;  // one row ahead, so halved: 288 B
             setting.gather_rows_ahead = step - 1;
             embed::detail::set_stream_settings(setting);
             ASSERT_EQ(embed::detail::gather_hint_for(table.size() * Index{sizeof(double)}, setting),
