@@ -228,6 +228,13 @@ auto nearest_by_dot_body(const Shape& s, TableOf table_of, Index k) {
     };
 }
 
+/// The shape's table as a view 16 bytes past each line, where a numpy array's rows usually start: V - 1 rows
+/// from the table's third value.
+embed::TableView off_lines_view_for(const Shape& s) {
+    const embed::Table& t = table_for(s);
+    return embed::TableView(t.data() + 2, s.vocab - 1, s.dim);
+}
+
 /// op/VxD. (Appended, not "/" + name: GCC 12 warns wrongly on that concatenation, -Wrestrict.)
 std::string bench_name(std::string op, const Shape& s) {
     op += '/';
@@ -266,16 +273,9 @@ void register_shape(const Shape& s) {
     }
 
     add("logits", logits_body(s, table_for));
-    // The same memory read 16 bytes past each line, where a numpy array's rows usually start: V - 1 rows
-    // from the table's third value. Until each row's first line had loads of its own ("The first line
-    // apart", lib/row_loops.hpp) this read 15-50 % faster than `logits` on Zen 5; the two should match.
-    add("logits_rows_off_lines", [s](benchmark::State& state) {
-        const embed::Table& t = table_for(s);
-        const embed::TableView off_lines(t.data() + 2, s.vocab - 1, s.dim);
-        const embed::Vector h = hidden_for(s.dim);
-        for (auto _ : state) benchmark::DoNotOptimize(embed::logits(off_lines, h));
-        state.SetBytesProcessed(bytes_done(state, stored_bytes(off_lines)));
-    });
+    // The same memory read 16 bytes past each line. Until each row's first line had loads of its own ("The
+    // first line apart", lib/row_loops.hpp) this read 15-50 % faster than `logits` on Zen 5; the two should match.
+    add("logits_rows_off_lines", logits_body(s, off_lines_view_for));
     add("logits_batched", logits_batched_body(s, table_for));
 
     for (const Index k : {Index{5}, Index{100}}) {
