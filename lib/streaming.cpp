@@ -124,9 +124,9 @@ Index number_named(const char* text, const Index (&allowed)[N], Index fallback) 
 //   float32 0.872 and 0.951, bfloat16 0.982 and 0.961, nearest_by_cosine
 //   0.937 and 0.986 (9 rounds). 8 KiB lost nowhere.
 // - double rows on lines about one row long, Zen 5: half the distance
-//   (halve_distance_near_row; double_row_distance_for says when). Once each row's
-//   first line was read apart (row_loops.hpp), asking about one row ahead
-//   was the slow distance for double rows that start on lines: 1 GiB
+//   (halve_distance_near_row; double_row_distance_for says when). Once
+//   each row's first line was read apart (row_loops.hpp), asking about one
+//   row ahead was the slow distance for double rows that start on lines: 1 GiB
 //   tables, 8 KiB's time over 4 KiB's 1.07-1.18 at widths 896-1152 and
 //   0.85-1.03 at 256-768 and 1280-2048 (2026-12-05); in a second scan, per
 //   round over 8 KiB's, 6 KiB 1.149 on rows of 6 KiB, 12 KiB 1.183 on rows
