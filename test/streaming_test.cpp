@@ -147,7 +147,9 @@ TEST(StreamSettings, VectorsPast16KiBAskTheWideDistanceAhead) {
 // With halve_distance_near_row, the double loops' rows that start on lines ask half as far when the distance
 // lands within an eighth of itself of the next row: at 8192 B, rows of more than 7168 and less than 9216 bytes.
 // Rows off their lines, wide vectors (the wide distance), settings without the flag and the float32 and
-// bfloat16 loops (row_distance_for) keep it.
+// bfloat16 loops (row_distance_for) keep it. The band's edges (897 and 1151 doubles) are rows no table
+// starts on lines (not whole lines of 8 doubles): they pin the band itself, which the caller's on-lines
+// test then narrows to 904 ... 1144.
 TEST(StreamSettings, ADistanceNearOneRowIsHalvedForDoubleRowsOnLinesWhenAsked) {
     using embed::detail::double_row_distance_for;
     StreamSettings setting = embed::detail::default_stream_settings();

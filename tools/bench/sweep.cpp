@@ -57,18 +57,20 @@ double time_calls(const std::function<void()>& op, int calls) {
 /// matter without a prefetch, and a row loop reads only one of the two rows per step).
 using SameSettings = std::function<bool(const StreamSettings&, const StreamSettings&)>;
 
-/// How far ahead the double row loops ask under `settings` on the sweep's table: made by the library, so on
-/// 64-byte lines, with rows of `dim` doubles.
-Index double_distance_on_table(const StreamSettings& settings, Index dim) {
-    return embed::detail::double_row_distance_for(settings, dim, dim * Index{sizeof(double)} % 64 == 0);
+/// How far ahead the double row loops ask under `settings` on `table`, as the library decides it.
+Index double_distance_on_table(const StreamSettings& settings, const embed::Table& table) {
+    const Index dim = table.cols();
+    return embed::detail::double_row_distance_for(
+        settings, dim, embed::detail::rows_start_on_lines(table.data(), dim * Index{sizeof(double)}));
 }
 
-SameSettings same_row_settings(Index dim) {
-    return [dim](const StreamSettings& a, const StreamSettings& b) {
+SameSettings same_row_settings(const embed::Table& table) {
+    return [&table](const StreamSettings& a, const StreamSettings& b) {
+        const Index dim = table.cols();
         return a.row_hint == b.row_hint &&
                embed::detail::rows_per_step_for(a, dim) == embed::detail::rows_per_step_for(b, dim) &&
                (a.row_hint == PrefetchHint::none ||
-                double_distance_on_table(a, dim) == double_distance_on_table(b, dim));
+                double_distance_on_table(a, table) == double_distance_on_table(b, table));
     };
 }
 
@@ -249,12 +251,13 @@ void print_head_to_head(const std::vector<Candidate>& finals, double bytes) {
     }
 }
 
-/// The title of the double row loops' screening, saying how far ahead the default asks on the sweep's rows of
-/// `dim` doubles when that is not its distance (halved near the next row): the screening marks as the default
-/// the candidate that asks the same.
-std::string double_row_loop_title(const char* title, Index dim) {
+/// The title of the double row loops' screening, saying how far ahead the default asks on `table` when that
+/// is not its distance (halved near the next row): the screening marks as the default the candidate that asks
+/// the same.
+std::string double_row_loop_title(const char* title, const embed::Table& table) {
+    const Index dim = table.cols();
     const StreamSettings shipped = embed::detail::default_stream_settings();
-    const Index asked = double_distance_on_table(shipped, dim);
+    const Index asked = double_distance_on_table(shipped, table);
     if (asked == embed::detail::row_distance_for(shipped, dim)) return title;
     return std::string(title) + "; on these rows of " + std::to_string(dim * Index{sizeof(double)}) +
            " B the default asks " + std::to_string(asked) + " B ahead, half its " +
@@ -294,10 +297,10 @@ int run_sweep(Index vocab, Index dim, int rounds) {
                 std::getenv("EMBED_NUM_THREADS") ? std::getenv("EMBED_NUM_THREADS") : "every usable core");
 
     screen_and_confirm(
-        double_row_loop_title("logits (row loops: prefetch hint, distance, rows per step)", dim).c_str(),
+        double_row_loop_title("logits (row loops: prefetch hint, distance, rows per step)", table).c_str(),
         row_candidates(),
         [&] { embed::Vector s = embed::logits(table, hidden); asm volatile("" : : "r"(s.data()) : "memory"); }, rounds,
-        calls, table_bytes, same_row_settings(dim));
+        calls, table_bytes, same_row_settings(table));
     const embed::TableF32 narrow = embed::to_f32(table);
     screen_and_confirm(
         "float32 logits (float32 and bfloat16 row loops: prefetch hint, distance, rows per step)",
