@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -195,6 +196,27 @@ TEST(CheckIds, NamesTheFirstBadIdAndTheRange) {
     const std::vector<Index> ids{0, 10, -3};
     EXPECT_THAT([&] { embed::check_ids(ids, 10); },
                 ThrowsMessage<std::out_of_range>(HasSubstr("token id 10 is outside the vocabulary [0, 10)")));
+}
+
+// The check decides in one pass over every id, then looks for the first bad one: wherever it sits in a long
+// list, whichever way it is out (below 0, at V, at 2^40, the most negative Index), it is named.
+TEST(CheckIds, NamesTheFirstBadIdWhereverItSitsAndWhicheverWayItIsOut) {
+    const Index bad_ids[] = {-1, 10, Index{1} << 40, std::numeric_limits<Index>::min()};
+    for (const Index bad : bad_ids) {
+        for (const std::size_t at : {std::size_t{0}, std::size_t{1}, std::size_t{4095}}) {
+            std::vector<Index> ids(4096, 9);
+            ids[at] = bad;
+            if (at + 1 < ids.size()) ids[at + 1] = 11;  // a second bad id, after the first
+            EXPECT_THAT([&] { embed::check_ids(ids, 10); },
+                        ThrowsMessage<std::out_of_range>(
+                            HasSubstr("token id " + std::to_string(bad) + " is outside the vocabulary [0, 10)")))
+                << "id " << bad << " at " << at;
+        }
+    }
+    EXPECT_NO_THROW(embed::check_ids(std::vector<Index>(4096, 9), 10));
+    EXPECT_NO_THROW(embed::check_ids(std::vector<Index>{}, 0));
+    EXPECT_THAT([] { embed::check_ids(std::vector<Index>{0}, 0); },
+                ThrowsMessage<std::out_of_range>(HasSubstr("token id 0 is outside the vocabulary [0, 0)")));
 }
 
 // Results past the streaming settings' bound (stream_results_above_bytes) are written with
