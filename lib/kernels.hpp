@@ -16,6 +16,12 @@
 
 #include "embed/types.hpp"
 
+// Fast math would let the compiler reorder these sums and drop the NaN checks. CMake builds the library
+// with -fno-fast-math after the user's flags; a build that compiles these sources some other way stops here.
+#if defined(__FAST_MATH__) || defined(__ASSOCIATIVE_MATH__) || (defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__)
+#error "embed's kernels must be compiled without -ffast-math, -Ofast, -fassociative-math or -ffinite-math-only"
+#endif
+
 namespace embed::detail {
 
 /// Lanes of independent partial sums; a multiple of every SIMD width we target.
