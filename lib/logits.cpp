@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "checks.hpp"
+#include "float_mode.hpp"
 #include "kernels.hpp"
 #include "kernels_narrow.hpp"
 #include "parallel.hpp"
@@ -17,6 +18,7 @@ namespace {
 // (dot_rows, overloaded per type) widens the values and sums in dot_kernel's order.
 template <class Scalar>
 void scores_into(BasicTableView<Scalar> table, Eigen::Ref<const Vector> hidden, Eigen::Ref<Vector> out) {
+    const detail::DefaultFloatMode float_mode;
     detail::require_same_length(hidden.size(), table.cols(), "hidden vector (must equal the table's width d)");
     detail::require_same_length(out.size(), table.rows(), "logits output (must equal the vocabulary V)");
     // One pass over the caller's table, row by row: this is weight tying.
@@ -66,6 +68,7 @@ namespace {
 // table again (float32 512 x 64: 1.1 ms against 0.08 ms by strips).
 template <class Stored>
 void all_pairs_between_cores(const double* h, Index n, const Stored* rows, Index vocab, Index dim, double* scores) {
+    const detail::DefaultFloatMode float_mode;
     using detail::kHiddenRowsPerGroup;
     const bool table_stays_cached = vocab * dim * Index{sizeof(Stored)} <= detail::kCachedTableBytes;
     if (std::is_same_v<Stored, double> && table_stays_cached && n >= 2 * kHiddenRowsPerGroup) {

@@ -2,6 +2,7 @@
 
 #include "checks.hpp"
 #include "embed/lookup.hpp"
+#include "float_mode.hpp"
 #include "kernels.hpp"
 #include "kernels_narrow.hpp"
 #include "parallel.hpp"
@@ -17,6 +18,7 @@ RowVector one_hot(Index token_id, Index vocab) {
 }
 
 RowVector row_times_matrix(const RowVector& vec, TableView matrix) {
+    const detail::DefaultFloatMode float_mode;
     detail::require_same_length(vec.size(), matrix.rows(), "row vector (must equal the matrix's rows)");
     // Every one of the V * d products is taken, zeros included: this is the
     // cost that lookup avoids, and it must be paid to show that it is wasted.
@@ -32,6 +34,7 @@ namespace {
 // table is (V, d) of Scalar, ids is (n), returns (n, d) in double: the one-hot rows times the table.
 template <class Scalar>
 Table one_hot_product(BasicTableView<Scalar> table, Ids ids) {
+    const detail::DefaultFloatMode float_mode;
     check_ids(ids, table.rows());
     const Index n = static_cast<Index>(ids.size());
     const Index vocab = table.rows();

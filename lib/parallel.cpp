@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "float_mode.hpp"
+
 #if defined(__unix__)
 #include <pthread.h>
 #endif
@@ -167,6 +169,8 @@ private:
     }
 
     void serve(Index slot) {
+        // A helper inherits the mode of whichever thread started the pool; it only ever runs our loops.
+        set_default_float_mode();
         unsigned long seen = 0;
         for (;;) {
             ChunkFunction body = nullptr;

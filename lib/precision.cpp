@@ -1,5 +1,6 @@
 #include "embed/precision.hpp"
 
+#include "float_mode.hpp"
 #include "kernels_narrow.hpp"
 #include "narrow_values.hpp"
 #include "parallel.hpp"
@@ -10,6 +11,7 @@ namespace {
 // table is (V, d) in double, returns (V, d) of Scalar, each value rounded once, split between the cores.
 template <class Scalar>
 BasicTable<Scalar> narrowed(TableView table) {
+    const detail::DefaultFloatMode float_mode;
     BasicTable<Scalar> out = detail::mapped_table<Scalar>(table.rows(), table.cols());
     const double* from = table.data();
     Scalar* to = out.data();
@@ -23,6 +25,7 @@ BasicTable<Scalar> narrowed(TableView table) {
 
 template <NarrowScalar Scalar>
 Table to_double(BasicTableView<Scalar> table) {
+    const detail::DefaultFloatMode float_mode;
     Table out = detail::mapped_table<double>(table.rows(), table.cols());
     const Scalar* from = table.data();
     double* to = out.data();

@@ -5,6 +5,7 @@
 
 #include "checks.hpp"
 #include "embed/lookup.hpp"
+#include "float_mode.hpp"
 #include "gather.hpp"
 #include "gather_narrow.hpp"
 #include "kernels.hpp"
@@ -16,10 +17,11 @@ namespace {
 // bit included), exponents down to min_exponent (subnormals below), ties to
 // even, and overflow to infinity past max_finite.
 double round_to_format(double x, int precision, int min_exponent, double max_finite) {
+    const detail::DefaultFloatMode float_mode;
     if (!std::isfinite(x) || x == 0.0) return x;
     const int exponent = std::max(std::ilogb(x), min_exponent);
     const double quantum = std::ldexp(1.0, exponent - (precision - 1));
-    const double rounded = std::nearbyint(x / quantum) * quantum;  // default mode: ties to even
+    const double rounded = std::nearbyint(x / quantum) * quantum;  // the default mode: ties to even
     if (std::fabs(rounded) > max_finite) return std::copysign(std::numeric_limits<double>::infinity(), x);
     return rounded;
 }
@@ -27,11 +29,13 @@ double round_to_format(double x, int precision, int min_exponent, double max_fin
 }  // namespace
 
 double rms(Eigen::Ref<const Vector> a) {
+    const detail::DefaultFloatMode float_mode;
     if (a.size() == 0) return 0.0;
     return std::sqrt(detail::dot_kernel(a.data(), a.data(), a.size()) / static_cast<double>(a.size()));
 }
 
 Table scaled_lookup(TableView table, Ids ids, Index dim) {
+    const detail::DefaultFloatMode float_mode;
     detail::require_non_negative(dim, "dim");
     check_ids(ids, table.rows());
     // Gather and scale in one pass: the same products as lookup(...) * sqrt(dim), without the temporary.
@@ -44,6 +48,7 @@ Table scaled_lookup(const Table& table, Ids ids, Index dim) { return scaled_look
 
 template <NarrowScalar Scalar>
 Table scaled_lookup(BasicTableView<Scalar> table, Ids ids, Index dim) {
+    const detail::DefaultFloatMode float_mode;
     detail::require_non_negative(dim, "dim");
     check_ids(ids, table.rows());
     // Widen, then scale: the products of the double table's scaled_lookup on the widened table.

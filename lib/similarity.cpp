@@ -9,6 +9,7 @@
 #endif
 
 #include "checks.hpp"
+#include "float_mode.hpp"
 #include "kernels.hpp"
 #include "kernels_narrow.hpp"
 #include "narrow_values.hpp"
@@ -129,6 +130,7 @@ const double* query_row(BasicTableView<Scalar> table, Index token_id, std::vecto
 
 template <class Scalar>
 std::vector<Neighbour> ranked(BasicTableView<Scalar> table, Index token_id, Index k, Score score) {
+    const detail::DefaultFloatMode float_mode;
     detail::require_token(token_id, table.rows());
     detail::require_non_negative(k, "k");
     const auto keep = static_cast<std::size_t>(std::min<Index>(k, table.rows() - 1));
@@ -184,18 +186,24 @@ BasicTable<Scalar> copy_of(BasicTableView<Scalar> table) {
 }  // namespace
 
 double dot(Eigen::Ref<const Vector> a, Eigen::Ref<const Vector> b) {
+    const detail::DefaultFloatMode float_mode;
     detail::require_same_length(b.size(), a.size(), "second vector of dot (must equal the first)");
     return detail::dot_kernel(a.data(), b.data(), a.size());
 }
 
-double norm(Eigen::Ref<const Vector> a) { return std::sqrt(detail::dot_kernel(a.data(), a.data(), a.size())); }
+double norm(Eigen::Ref<const Vector> a) {
+    const detail::DefaultFloatMode float_mode;
+    return std::sqrt(detail::dot_kernel(a.data(), a.data(), a.size()));
+}
 
 double cosine(Eigen::Ref<const Vector> a, Eigen::Ref<const Vector> b) {
+    const detail::DefaultFloatMode float_mode;
     const double dot_ab = dot(a, b);
     return cosine_from_parts(dot_ab, norm(a), norm(b));
 }
 
 Table stretch(TableView table, Index token_id, double factor) {
+    const detail::DefaultFloatMode float_mode;
     detail::require_token(token_id, table.rows());
     Table stretched = copy_of(table);
     stretched.row(token_id) *= factor;
@@ -230,6 +238,7 @@ std::vector<Index> nearest_by_dot(const Table& table, Index token_id, Index k) {
 
 template <NarrowScalar Scalar>
 BasicTable<Scalar> stretch(BasicTableView<Scalar> table, Index token_id, double factor) {
+    const detail::DefaultFloatMode float_mode;
     detail::require_token(token_id, table.rows());
     BasicTable<Scalar> stretched = copy_of(table);
     for (Index c = 0; c < table.cols(); ++c) {

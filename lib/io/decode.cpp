@@ -6,6 +6,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "float_mode.hpp"
 #include "io/formats.hpp"
 #include "io/half.hpp"
 #include "io/sizes.hpp"
@@ -219,6 +220,7 @@ bool is_loadable(const TensorEntry& entry) {
 template <class Out>
 void decode_rows(const TensorEntry& entry, Bytes bytes, const std::filesystem::path& file, Index first,
                  Index count, Eigen::Ref<BasicTable<Out>> out, const ChunkDone& done) {
+    const detail::DefaultFloatMode float_mode;  // the conversions keep subnormals and round to nearest
     require_loadable<Out>(entry, bytes, file);
     const auto vocab = static_cast<std::uint64_t>(entry.shape[0]);
     const auto dim = static_cast<std::uint64_t>(entry.shape[1]);
