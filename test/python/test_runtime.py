@@ -130,6 +130,23 @@ def test_without_numpy_make_table_array_says_it_needs_numpy():
     assert len(eval(second)) == 4
 
 
+def test_importing_the_module_leaves_subnormal_arithmetic_alone():
+    # Linked with -ffast-math, a GCC 12 shared object carries crtfastmath.o, which makes every thread of
+    # the process flush subnormals to zero as it loads; the build's -fno-fast-math at link time keeps it
+    # out (CI builds the module with -ffast-math once). Python's own float product shows the mode, read
+    # as text: a comparison would read the flushed subnormal as zero too.
+    code = (
+        "import sys\n"
+        "tiny, one = float.fromhex('0x1p-1074'), float(sys.argv[1])\n"
+        "before = (tiny * one).hex()\n"
+        "import embed\n"
+        "print(before, (tiny * one).hex())\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code, "1"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [float.fromhex("0x1p-1074").hex()] * 2
+
+
 def test_list_results_are_built_with_the_collector_paused_and_left_as_it_was():
     # lookup and make_table build thousands of row lists; a collection set off midway would traverse
     # each of them. None runs during the call, and the collector's state is the caller's afterwards.
