@@ -82,6 +82,23 @@ void all_pairs_between_cores(const double* h, Index n, const Stored* rows, Index
     });
 }
 
+// hidden_rows (n, d) against the (vocab, dim) stored rows: returns (n, vocab). A GEMM in dot-product
+// form: both operands keep d contiguous and are read as whole cache lines wherever the rows sit, stored
+// values are widened to double as they are read (no widened copy of the table is made), and every entry
+// is dot_kernel's sum, so row i equals the single logits of hidden_rows.row(i), bit for bit.
+template <class Stored>
+Table batched_logits(const Stored* rows, Index vocab, Index dim, const Table& hidden_rows) {
+    detail::require_same_length(hidden_rows.cols(), dim, "hidden rows (must equal the table's width d)");
+    const Index n = hidden_rows.rows();
+    Table out(n, vocab);
+    // A result past malloc's heap limit (32 MB) is fresh pages: faulting them in
+    // one write at a time cost more than the products (measured on this VM:
+    // 195 ms for the 64 MB of n = 64, V = 131072; the batch took 311 ms).
+    detail::prefault_for_writing(out.data(), static_cast<std::size_t>(out.size()) * sizeof(double));
+    all_pairs_between_cores(hidden_rows.data(), n, rows, vocab, dim, out.data());
+    return out;
+}
+
 }  // namespace
 
 Vector logits(TableView table, const Vector& hidden) {
@@ -94,20 +111,7 @@ Vector logits(TableView table, const Vector& hidden) {
 Vector logits(const Table& table, const Vector& hidden) { return logits(view_of(table), hidden); }
 
 Table logits(const Table& table, const Table& hidden_rows) {
-    detail::require_same_length(hidden_rows.cols(), table.cols(), "hidden rows (must equal the table's width d)");
-    // A GEMM in dot-product form: both operands keep d contiguous, and every
-    // entry is dot_kernel's sum, so row i equals logits(table, hidden_rows.row(i)) exactly.
-    const Index dim = table.cols();
-    const Index vocab = table.rows();
-    const Index n = hidden_rows.rows();
-    Table out(n, vocab);
-    // A result past malloc's heap limit (32 MB) is fresh pages: faulting them in
-    // one write at a time cost more than the products (measured on this VM:
-    // 195 ms for the 64 MB of n = 64, V = 131072; the batch took 311 ms).
-    detail::prefault_for_writing(out.data(), static_cast<std::size_t>(out.size()) * sizeof(double));
-    // Both GEMMs pack both operands, so they read whole cache lines wherever the rows sit.
-    all_pairs_between_cores(hidden_rows.data(), n, table.data(), vocab, dim, out.data());
-    return out;
+    return batched_logits(table.data(), table.rows(), table.cols(), hidden_rows);
 }
 
 template <NarrowScalar Scalar>
@@ -135,18 +139,7 @@ Vector logits(const BasicTable<Scalar>& table, const Vector& hidden) {
 
 template <NarrowScalar Scalar>
 Table logits(BasicTableView<Scalar> table, const Table& hidden_rows) {
-    detail::require_same_length(hidden_rows.cols(), table.cols(), "hidden rows (must equal the table's width d)");
-    // The GEMM of the double batch on the stored values, widened as they are read (dot_all_pairs for
-    // narrow rows): every entry is the widened table's, bit for bit, and no widened copy is made.
-    const Index dim = table.cols();
-    const Index vocab = table.rows();
-    const Index n = hidden_rows.rows();
-    Table out(n, vocab);
-    detail::prefault_for_writing(out.data(), static_cast<std::size_t>(out.size()) * sizeof(double));
-    const Scalar* rows = table.data();
-    const double* h = hidden_rows.data();
-    all_pairs_between_cores(h, n, rows, vocab, dim, out.data());
-    return out;
+    return batched_logits(table.data(), table.rows(), table.cols(), hidden_rows);
 }
 
 template <NarrowScalar Scalar>

@@ -183,10 +183,6 @@ BasicTable<Scalar> copy_of(BasicTableView<Scalar> table) {
     return copy;
 }
 
-}  // namespace
-
-namespace {
-
 // dot and norm for callers already in the default mode, so that cosine reads MXCSR once (about 5 ns
 // each time on Zen 5): of two 64-value vectors it took 82 ns so, 150 through the public dot and norm.
 double checked_dot(Eigen::Ref<const Vector> a, Eigen::Ref<const Vector> b) {
