@@ -28,6 +28,8 @@
 
 #include <embed/embed.hpp>
 
+#include "../float_mode.hpp"
+
 namespace py = pybind11;
 
 namespace {
@@ -47,6 +49,38 @@ using embed::Vector;
 std::string repr_of(py::handle value) { return py::repr(value).cast<std::string>(); }
 
 std::string type_name(py::handle value) { return py::str(py::type::handle_of(value).attr("__name__")); }
+
+// ------------------------------------------------------------------ floating-point mode
+
+// For its lifetime numbers convert as in the default floating-point mode: to nearest, subnormals kept.
+// numpy's casts (an int64 past 2^53, a longdouble) and a numpy scalar's __float__ round in the caller's
+// mode, which fesetround or torch.set_flush_denormal(True) may have changed, where Python's own int to
+// float does not; the library computes in the default mode whatever the caller's. longdouble is cast on
+// the x87 unit, whose control word has a rounding mode of its own, so that is set to its default too.
+class DefaultConversionMode {
+public:
+    DefaultConversionMode() {
+#if defined(__x86_64__)
+        __asm__ volatile("fnstcw %0" : "=m"(callers_x87_control_));
+        if (callers_x87_control_ != kDefaultX87Control) __asm__ volatile("fldcw %0" : : "m"(kDefaultX87Control));
+#endif
+    }
+    ~DefaultConversionMode() {
+#if defined(__x86_64__)
+        if (callers_x87_control_ != kDefaultX87Control) __asm__ volatile("fldcw %0" : : "m"(callers_x87_control_));
+#endif
+    }
+    DefaultConversionMode(const DefaultConversionMode&) = delete;
+    DefaultConversionMode& operator=(const DefaultConversionMode&) = delete;
+
+private:
+#if defined(__x86_64__)
+    // The x87 control word at process start: every exception masked, 64-bit precision, round to nearest.
+    static constexpr std::uint16_t kDefaultX87Control = 0x037F;
+    std::uint16_t callers_x87_control_ = kDefaultX87Control;
+#endif
+    embed::detail::DefaultFloatMode sse_mode_;
+};
 
 // ------------------------------------------------------------------ numpy, when importable
 
@@ -86,6 +120,7 @@ ContiguousArray<Scalar> as_contiguous(py::handle array, const char* what) {
                                    std::string(py::str(array.attr("dtype"))));
     }
     if (ContiguousArray<Scalar>::check_(array)) return py::reinterpret_borrow<ContiguousArray<Scalar>>(array);
+    const DefaultConversionMode conversion_mode;
     return py::reinterpret_steal<ContiguousArray<Scalar>>(
         numpy().attr("ascontiguousarray")(array, py::arg("dtype") = py::dtype::of<Scalar>()).release());
 }
@@ -175,6 +210,10 @@ Index k_arg(py::handle value) {
 // A real number (float, int, bool or anything with __float__); TypeError naming where it was.
 double real_arg(py::handle value, const Where& where) {
     if (PyFloat_CheckExact(value.ptr())) return PyFloat_AS_DOUBLE(value.ptr());
+    // Python's own int rounds to nearest in integer arithmetic whatever the mode; anything else (a numpy
+    // scalar's __float__, say) converts in the default mode.
+    std::optional<DefaultConversionMode> conversion_mode;
+    if (!PyLong_CheckExact(value.ptr())) conversion_mode.emplace();
     const double result = PyFloat_AsDouble(value.ptr());
     if (result == -1.0 && PyErr_Occurred()) {
         if (!PyErr_ExceptionMatches(PyExc_TypeError)) throw py::error_already_set();  // an int past a double
@@ -793,9 +832,10 @@ vectors lists of floats, ids lists of ints; results are plain Python lists,
 numpy (optional): every table and vector argument may also be a numpy array.
 A C-contiguous float64 or float32 table is read in place, never copied; other
 dtypes (bool, int, float16, ...) and layouts (Fortran order, strided views)
-are converted to C-contiguous float64 first, a copy per call, except that a
-float32 table in another layout or byte order becomes a C-contiguous float32
-copy. When a function is given an array it returns arrays (new arrays, owned
+are converted to C-contiguous float64 first, a copy per call (rounding to
+nearest whatever the caller's floating-point mode, as Python's int to float
+does), except that a float32 table in another layout or byte order becomes a
+C-contiguous float32 copy. When a function is given an array it returns arrays (new arrays, owned
 by the caller). ids may be an integer array. make_table_array(vocab, dim, seed)
 gives make_table's table as an array.
 

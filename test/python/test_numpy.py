@@ -1,6 +1,10 @@
 """The numpy path: arrays in, arrays out, the same values as the list path,
 float64 C-contiguous tables read in place. Skipped when numpy is missing."""
 
+import contextlib
+import ctypes
+import ctypes.util
+import platform
 import subprocess
 import sys
 import textwrap
@@ -85,6 +89,61 @@ def test_other_dtypes_are_converted_to_float64(dtype):
     as_lists = table.astype(np.float64).tolist()
     assert embed.logits(table, TABLE[0]).tolist() == embed.logits(as_lists, TABLE[0])
     assert_array_equals_lists(embed.lookup(table, IDS), embed.lookup(as_lists, IDS))
+
+
+# fesetround's rounding modes on x86-64 (<fenv.h>). Elsewhere the module keeps the caller's mode
+# (documented), so the test is for x86-64 only.
+ROUNDING_MODES = {"downward": 0x400, "upward": 0x800, "toward_zero": 0xC00}
+
+
+@contextlib.contextmanager
+def rounding(mode):
+    """Runs the block with the calling thread rounding in mode (SSE and x87 both, as fesetround sets)."""
+    libm = ctypes.CDLL(ctypes.util.find_library("m"))
+    assert libm.fesetround(mode) == 0
+    try:
+        yield libm
+    finally:
+        libm.fesetround(0)
+
+
+def rounded_sums(one=1.0, quarter_ulp=2.0**-54, three_quarters_ulp=3 * 2.0**-54):
+    """Two sums rounded at run time (defaults are evaluated once, in the default mode): to nearest they are
+    1 and 1 + ulp; upward both are 1 + ulp, downward and toward zero both 1. So every mode differs."""
+    return (one + quarter_ulp).hex(), (one + three_quarters_ulp).hex()
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the module sets the default mode on x86-64 only")
+@pytest.mark.parametrize("mode", ROUNDING_MODES.values(), ids=ROUNDING_MODES.keys())
+def test_arrays_and_numpy_scalars_convert_to_nearest_whatever_the_callers_rounding(mode):
+    # 2^53 + 1 and 2^53 + 3 lie halfway between doubles: to nearest (even) 2^53 and 2^53 + 4, upward
+    # 2^53 + 2 and 2^53 + 4, downward and toward zero 2^53 and 2^53 + 2. numpy's int64 cast and a numpy
+    # scalar's __float__ round in the caller's mode; Python's int to float rounds to nearest in any mode,
+    # so it gives the expected values (computed here before the mode changes).
+    halfway = [2**53 + 1, 2**53 + 3]
+    want = [float(value) for value in halfway]
+    assert want == [2.0**53, 2.0**53 + 4]
+    int_table = np.array([halfway, [0, 0]], dtype=np.int64)
+    scalar_table = [[np.int64(value) for value in halfway], [0, 0]]
+    # longdouble (x87, 64-bit significand here) is cast on the x87 unit, under its own control word:
+    # 1 + 2^-60 is 1 to nearest, 1 + 2^-52 upward; 1 + 2^-52 - 2^-60 is 1 + 2^-52 to nearest, 1 downward.
+    long_table = None
+    if np.finfo(np.longdouble).nmant >= 63:
+        step = np.longdouble(2) ** -60
+        long_table = np.array([[1 + step, 1 + np.longdouble(2) ** -52 - step]], dtype=np.longdouble)
+    default_sums = rounded_sums()
+    with rounding(mode) as libm:
+        callers_sums = rounded_sums()
+        assert callers_sums != default_sums  # the mode is in force, so a conversion in it would show
+        from_array = embed.lookup(int_table, [0]).tolist()
+        from_scalars = embed.lookup_via_one_hot(scalar_table, [0])  # lookup of a list hands back its items
+        from_long = None if long_table is None else embed.lookup(long_table, [0]).tolist()
+        handed_back = (libm.fegetround(), rounded_sums())
+    assert from_array == [want]
+    assert from_scalars == [want]
+    if long_table is not None:
+        assert from_long == [[1.0, 1.0 + 2.0**-52]]
+    assert handed_back == (mode, callers_sums)
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint16, np.uint64])
