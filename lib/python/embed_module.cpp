@@ -835,9 +835,9 @@ dtypes (bool, int, float16, ...) and layouts (Fortran order, strided views)
 are converted to C-contiguous float64 first, a copy per call (rounding to
 nearest whatever the caller's floating-point mode, as Python's int to float
 does), except that a float32 table in another layout or byte order becomes a
-C-contiguous float32 copy. When a function is given an array it returns arrays (new arrays, owned
-by the caller). ids may be an integer array. make_table_array(vocab, dim, seed)
-gives make_table's table as an array.
+C-contiguous float32 copy. When a function is given an array it returns
+arrays (new arrays, owned by the caller). ids may be an integer array.
+make_table_array(vocab, dim, seed) gives make_table's table as an array.
 
 A float32 table is scored in float64: logits, nearest_by_dot and
 nearest_by_cosine give bit for bit the results of table.astype(float64).
