@@ -199,6 +199,21 @@ auto lookup_body(const Shape& s, TableOf table_of) {
     };
 }
 
+/// The same gather into one result reused across calls: the copy without the fresh memory.
+template <class TableOf>
+auto lookup_into_body(const Shape& s, TableOf table_of) {
+    return [s, table_of](benchmark::State& state) {
+        const auto& t = table_of(s);
+        const auto ids = random_ids(kLookupIds, s.vocab);
+        auto out = embed::lookup(t, ids);
+        for (auto _ : state) {
+            embed::lookup_into(t, ids, out);
+            benchmark::ClobberMemory();
+        }
+        state.SetBytesProcessed(bytes_done(state, lookup_bytes(t)));
+    };
+}
+
 template <class TableOf>
 auto logits_body(const Shape& s, TableOf table_of) {
     return [s, table_of](benchmark::State& state) {
@@ -251,18 +266,7 @@ void register_shape(const Shape& s) {
     });
 
     add("lookup", lookup_body(s, table_for));
-
-    // The same gather into one result reused across calls: the copy without the fresh memory.
-    add("lookup_into", [s](benchmark::State& state) {
-        const embed::Table& t = table_for(s);
-        const auto ids = random_ids(kLookupIds, s.vocab);
-        embed::Table out = embed::lookup(t, ids);
-        for (auto _ : state) {
-            embed::lookup_into(t, ids, out);
-            benchmark::ClobberMemory();
-        }
-        state.SetBytesProcessed(bytes_done(state, lookup_bytes(t)));
-    });
+    add("lookup_into", lookup_into_body(s, table_for));
 
     if (s.vocab * s.dim <= 512 * 64) {
         add("lookup_via_one_hot", [s](benchmark::State& state) {
@@ -303,6 +307,7 @@ void register_narrow(const Shape& s) {
     add_timed(bench_name(type + "/nearest_by_dot_k5", s), s, nearest_by_dot_body(s, narrow_table_for<Scalar>, 5));
     add_timed(bench_name(type + "/logits_batched", s), s, logits_batched_body(s, narrow_table_for<Scalar>));
     add_timed(bench_name(type + "/lookup", s), s, lookup_body(s, narrow_table_for<Scalar>));
+    add_timed(bench_name(type + "/lookup_into", s), s, lookup_into_body(s, narrow_table_for<Scalar>));
 }
 
 void register_narrow_shape(const Shape& s) {

@@ -61,10 +61,12 @@ NARROW_ROWS = [
     ("f32", "logits_batched", ("numpy",)),
     ("widened_f32", "logits_batched", ()),
     ("f32", "lookup", ("numpy", "torch", "torch index_select")),
+    ("f32", "lookup_into", ("numpy", "torch")),
     ("bf16", "logits", ("torch",)),
     ("bf16", "nearest_by_dot_k5", ()),  # torch.mv on bf16 takes seconds here, and no goal asks for it
     ("bf16", "logits_batched", ()),
     ("bf16", "lookup", ("torch", "torch index_select")),
+    ("bf16", "lookup_into", ("torch",)),
 ]
 # Benchmarks whose goal holds them against another of ours run in one process with it, their repetitions
 # interleaved, so that the machine's drift between two runs minutes apart is not in their ratio: so run,
@@ -663,7 +665,10 @@ def print_narrow_table(medians, samples, shapes, cpu):
     print()
     print("numpy is table @ h, table @ table[137] plus the stable top-k, H @ table.T (OpenBLAS sgemm, summed in "
           "float32) and np.take; torch is torch.mv (on bfloat16 too), torch.mv plus torch.topk, and F.embedding; "
-          "lookup takes 4096 ids, batched logits 64 hidden vectors, nearest_by_dot k = 5.")
+          "lookup takes 4096 ids, batched logits 64 hidden vectors, nearest_by_dot k = 5. lookup_into is the same "
+          "gather into one result reused across calls (np.take(..., out=), torch.index_select(..., out=)): the copy "
+          "alone, without the first writes to fresh memory that a new result of 32 MiB or more costs on every call "
+          "(glibc maps those afresh) and a smaller one may or may not, as the process's heap happens to stand.")
     return rows
 
 
