@@ -3,8 +3,8 @@
 #include <cstdint>
 
 #include "checks.hpp"
-#include "gather.hpp"
-#include "gather_narrow.hpp"
+#include "kernels/gather.hpp"
+#include "kernels/gather_narrow.hpp"
 
 namespace embed {
 

@@ -2,10 +2,10 @@
 
 #include "checks.hpp"
 #include "embed/lookup.hpp"
-#include "float_mode.hpp"
-#include "kernels.hpp"
-#include "kernels_narrow.hpp"
-#include "parallel.hpp"
+#include "threads/float_mode.hpp"
+#include "kernels/row_kernels.hpp"
+#include "kernels/narrow_kernels.hpp"
+#include "threads/parallel.hpp"
 
 namespace embed {
 

@@ -1,9 +1,9 @@
 #include "embed/precision.hpp"
 
-#include "float_mode.hpp"
-#include "kernels_narrow.hpp"
-#include "narrow_values.hpp"
-#include "parallel.hpp"
+#include "threads/float_mode.hpp"
+#include "kernels/narrow_kernels.hpp"
+#include "kernels/narrow_values.hpp"
+#include "threads/parallel.hpp"
 
 namespace embed {
 namespace {

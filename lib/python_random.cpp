@@ -1,6 +1,6 @@
 #include "embed/python_random.hpp"
 
-#include "multiversion.hpp"
+#include "kernels/multiversion.hpp"
 
 #include <algorithm>
 #include <vector>

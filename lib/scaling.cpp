@@ -5,10 +5,10 @@
 
 #include "checks.hpp"
 #include "embed/lookup.hpp"
-#include "float_mode.hpp"
-#include "gather.hpp"
-#include "gather_narrow.hpp"
-#include "kernels.hpp"
+#include "threads/float_mode.hpp"
+#include "kernels/gather.hpp"
+#include "kernels/gather_narrow.hpp"
+#include "kernels/base.hpp"
 
 namespace embed {
 namespace {

@@ -9,12 +9,12 @@
 #endif
 
 #include "checks.hpp"
-#include "float_mode.hpp"
-#include "kernels.hpp"
-#include "kernels_narrow.hpp"
-#include "narrow_values.hpp"
-#include "parallel.hpp"
-#include "streaming.hpp"
+#include "threads/float_mode.hpp"
+#include "kernels/row_kernels.hpp"
+#include "kernels/narrow_kernels.hpp"
+#include "kernels/narrow_values.hpp"
+#include "threads/parallel.hpp"
+#include "kernels/streaming.hpp"
 
 namespace embed {
 namespace {

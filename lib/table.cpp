@@ -3,7 +3,7 @@
 #include <string>
 
 #include "checks.hpp"
-#include "parallel.hpp"
+#include "threads/parallel.hpp"
 #include "embed/python_random.hpp"
 
 namespace embed {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "embed/embed.hpp"
-#include "parallel.hpp"
+#include "threads/parallel.hpp"
 
 namespace {
 

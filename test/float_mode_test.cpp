@@ -35,7 +35,7 @@
 #include <embed/similarity.hpp>
 #include <embed/table.hpp>
 
-#include "parallel.hpp"
+#include "threads/parallel.hpp"
 #include "table_files.hpp"
 
 namespace {

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "embed/embed.hpp"
-#include "parallel.hpp"
+#include "threads/parallel.hpp"
 
 namespace {
 

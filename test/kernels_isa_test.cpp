@@ -1,5 +1,5 @@
 // The row kernels, compiled for one instruction set only (this file is linked
-// three times with lib/kernels.cpp and lib/kernels_narrow.cpp built for the
+// three times with lib/kernels/row_kernels.cpp and lib/kernels/narrow_kernels.cpp built for the
 // baseline, AVX2 and AVX-512; see CMakeLists.txt), give the documented
 // order's bits. So every instruction set gives the same scores, wherever the
 // rows start in memory. This file
@@ -19,9 +19,9 @@
 #include <gtest/gtest.h>
 
 #include "documented_order.hpp"
-#include "kernels.hpp"
-#include "kernels_narrow.hpp"
-#include "streaming.hpp"
+#include "kernels/row_kernels.hpp"
+#include "kernels/narrow_kernels.hpp"
+#include "kernels/streaming.hpp"
 
 namespace {
 
@@ -64,7 +64,7 @@ T* first_line_start(std::vector<T>& buffer) {
     return p;
 }
 
-// Every streaming setting the sweep can choose (lib/streaming.hpp): each
+// Every streaming setting the sweep can choose (lib/kernels/streaming.hpp): each
 // prefetch hint at no, short and the default distance, one, two and four rows
 // per step (for wide vectors the next of them, and the distance 4096 bytes
 // less, so each meets the others),

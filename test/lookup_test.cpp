@@ -16,7 +16,7 @@
 
 #include "all_close.hpp"
 #include "defaults_after.hpp"
-#include "gather.hpp"
+#include "kernels/gather.hpp"
 
 namespace {
 

@@ -26,7 +26,7 @@
 #include <embed/similarity.hpp>
 #include <embed/tied_embedding.hpp>
 
-#include "parallel.hpp"
+#include "threads/parallel.hpp"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "parallel.hpp"
+#include "threads/parallel.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The streaming settings (lib/streaming.hpp) that embed_bench --sweep tries:
+// The streaming settings (lib/kernels/streaming.hpp) that embed_bench --sweep tries:
 // a bad setting is refused and changes nothing, and under every setting the
 // public functions give the explicit loops' values, on tables large enough to
 // be split between threads. Also where the row loops ask for memory ahead
@@ -25,10 +25,10 @@
 
 #include "defaults_after.hpp"
 #include "documented_order.hpp"
-#include "gather.hpp"
-#include "parallel.hpp"
-#include "row_loops.hpp"
-#include "streaming.hpp"
+#include "kernels/gather.hpp"
+#include "threads/parallel.hpp"
+#include "kernels/row_loops.hpp"
+#include "kernels/streaming.hpp"
 
 namespace {
 
@@ -195,7 +195,7 @@ TEST(StreamSettings, NamesEveryHint) {
 // row ahead: the test above), AMD's with the non-temporal hint and
 // the others' with prefetcht0; CPUs without AVX-512 read four rows per step with no software prefetch, and
 // every kind reads four rows of a wide vector per step, each row's stream asking 2 KiB ahead on Zen 5 and as
-// far as a narrow row elsewhere (lib/streaming.cpp says why). The gather asks with prefetcht2 four rows ahead
+// far as a narrow row elsewhere (lib/kernels/streaming.cpp says why). The gather asks with prefetcht2 four rows ahead
 // on Zen 4, with prefetchnta one row ahead on Zen 5 and with prefetcht0 two rows ahead on the others. The
 // float32 loops ask for nothing ahead on Zen 4 and with the non-temporal hint on Zen 5, the bfloat16 loops
 // with the non-temporal hint on both; both use prefetcht0 on the others. Every kind's settings are ones

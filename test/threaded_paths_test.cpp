@@ -1,5 +1,5 @@
 // Every function that splits its rows between threads, run at 1, 2 and 7
-// threads on tables sized from the splitting threshold itself (lib/parallel.hpp),
+// threads on tables sized from the splitting threshold itself (lib/threads/parallel.hpp),
 // so that 2 and 7 threads really cut the work into several pieces: the results
 // must be the same bits at every thread count, and the explicit loops' values.
 // The table holds copies of one row on both sides of the piece boundaries (ties
@@ -35,8 +35,7 @@
 #include "cpython.hpp"
 #include "documented_order.hpp"
 #include "neighbour_order.hpp"
-#include "kernels.hpp"
-#include "parallel.hpp"
+#include "threads/parallel.hpp"
 
 namespace {
 
@@ -63,7 +62,7 @@ constexpr Index kDim = 67;
 // 21 pieces' worth of work at the threshold (3 per thread at 7 threads; 2 threads stop at their cap of
 // 8 pieces each), plus 5 rows so that the rows do not divide evenly into pieces.
 constexpr Index kVocab = kMinWorkPerPiece * 21 / kDim + 5;
-// prefault_for_writing leaves buffers under 4 MiB alone (lib/parallel.cpp); the results below pass it.
+// prefault_for_writing leaves buffers under 4 MiB alone (lib/threads/parallel.cpp); the results below pass it.
 constexpr Index kPrefaultBytes = Index{4} << 20;
 static_assert(kVocab * kDim * Index{sizeof(double)} >= kPrefaultBytes, "a table-sized result must be prefaulted");
 

@@ -6,11 +6,11 @@
 #include <cstring>
 #include <type_traits>
 
-#include "float_mode.hpp"
+#include "threads/float_mode.hpp"
 #include "io/formats.hpp"
 #include "io/half.hpp"
 #include "io/sizes.hpp"
-#include "parallel.hpp"
+#include "threads/parallel.hpp"
 
 namespace embed::io {
 namespace {

@@ -28,7 +28,7 @@
 
 #include <embed/embed.hpp>
 
-#include "../float_mode.hpp"
+#include "threads/float_mode.hpp"
 
 namespace py = pybind11;
 
@@ -574,7 +574,7 @@ void without_gil_if_large(Index values_read, Work&& work) {
 // A new (rows, cols) array of Scalar, C-contiguous, whose first value sits at the same place in its 64-byte
 // cache line as like's. A numpy table's values start 16 bytes past a line; gathered into a result that starts
 // on a line, every row would straddle lines differently from its source, and the library streams such rows
-// past 8 MiB (lib/gather.hpp): 4096 ids on GPT-2's shape took 1.6-1.7 ms so, 1.1-1.2 lined up (Zen 5). The block
+// past 8 MiB (lib/kernels/gather.hpp): 4096 ids on GPT-2's shape took 1.6-1.7 ms so, 1.1-1.2 lined up (Zen 5). The block
 // comes from malloc, as an Eigen matrix's does: from aligned_alloc or aligned ::operator new, calls made over and
 // over took 6-29 ms each, glibc handing the freed block back to the system (madvise) on every call.
 template <class Scalar>

@@ -3,8 +3,8 @@
 // count declares one, so the next test starts from the library's defaults
 // even when this one fails half way.
 
-#include "parallel.hpp"
-#include "streaming.hpp"
+#include "threads/parallel.hpp"
+#include "kernels/streaming.hpp"
 
 namespace embed_test {
 

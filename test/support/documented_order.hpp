@@ -1,6 +1,6 @@
 #pragma once
 // The summation order every score of the library is documented to use
-// (lib/kernels.hpp), written out as plainly as possible: lane j adds the
+// (lib/kernels/base.hpp), written out as plainly as possible: lane j adds the
 // products of values j, j + 8, j + 16, ... in turn, starting from 0.0, then
 // the eight lanes are added pairwise. Tests compare scores to it bit for bit.
 

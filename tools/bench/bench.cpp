@@ -278,7 +278,7 @@ void register_shape(const Shape& s) {
 
     add("logits", logits_body(s, table_for));
     // The same memory read 16 bytes past each line. Until each row's first line had loads of its own ("The
-    // first line apart", lib/row_loops.hpp) this read 15-50 % faster than `logits` on Zen 5; now about as fast.
+    // first line apart", lib/kernels/row_loops.hpp) this read 15-50 % faster than `logits` on Zen 5; now about as fast.
     add("logits_rows_off_lines", logits_body(s, off_lines_view_for));
     add("logits_batched", logits_batched_body(s, table_for));
 

@@ -11,7 +11,7 @@
 
 #include <embed/embed.hpp>
 
-#include "streaming.hpp"
+#include "kernels/streaming.hpp"
 
 namespace embed_bench {
 namespace {

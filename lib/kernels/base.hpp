@@ -1,4 +1,7 @@
 #pragma once
+// The base layer of the kernels: every file below lib/ may include it, and it
+// includes nothing of the library but the public types.
+//
 // The one inner loop the scores share. Its summation order depends only on
 // the length, never on where the data sits in memory or which thread runs it,
 // so two equal rows always get bit-identical scores (Eigen's own dot peels to
@@ -65,38 +68,5 @@ inline double dot_kernel(const double* a, const double* b, Index n) {
     }
     return finish_lanes(acc, a, b, i, n);
 }
-
-// The loops below run over many rows; each is compiled for AVX-512, AVX2 and
-// the baseline and picked at load time. Every score is dot_kernel's, bit for bit.
-
-/// rows is (count, dim) row-major, x is (dim), out is (count): out[t] = dot_kernel(row t, x). prefetch
-/// false asks for nothing ahead whatever the streaming settings say (for a table in the caches).
-void dot_rows(const double* rows, Index count, Index dim, const double* x, double* out, bool prefetch = true);
-
-/// Like dot_rows, and also squares[t] = dot_kernel(row t, row t), from the same read of the row.
-void dot_and_square_rows(const double* rows, Index count, Index dim, const double* x, double* out,
-                         double* squares, bool prefetch = true);
-
-/// a is (n, dim), b is (m, dim), both row-major; out(i, t) at out[i * out_stride + t] = dot_kernel(a row i, b row t).
-void dot_all_pairs(const double* a, Index n, const double* b, Index m, Index dim, double* out, Index out_stride);
-
-/// table is (vocab, dim) row-major, ids is (n) ids in [0, vocab), out is (n, dim) row-major: row i is
-/// one_hot(ids[i]) times the table, all vocab * dim products, each sum over the rows in order from 0.0.
-void one_hot_times_table(const double* table, Index vocab, Index dim, const Index* ids, Index n, double* out);
-
-/// Ids one_hot_times_table computes together on this CPU (table's type picks the kernel): split the ids in
-/// multiples of it, so no block is part empty.
-Index one_hot_ids_per_block(const double* table);
-
-/// True where dot_all_pairs runs its AVX-512 kernel (packed_gemm.hpp) for every stored type.
-bool all_pairs_on_avx512();
-
-/// A double table of at most this many bytes stays in every core's cache (L2 is 512 KiB on Zen 3, more
-/// elsewhere): batched logits then splits its hidden rows between the cores, not the table's rows.
-inline constexpr Index kCachedTableBytes = Index{256} << 10;
-
-/// Hidden rows per piece of that split: one register block of the GEMM's a rows (kARows in
-/// packed_gemm.hpp). Larger pieces were slower on both cores at once though not on one (lib/logits.cpp).
-inline constexpr Index kHiddenRowsPerGroup = 4;
 
 }  // namespace embed::detail

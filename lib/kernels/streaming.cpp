@@ -1,4 +1,4 @@
-#include "streaming.hpp"
+#include "kernels/streaming.hpp"
 
 #include <algorithm>
 #include <atomic>

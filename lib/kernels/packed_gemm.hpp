@@ -34,10 +34,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "kernels.hpp"
-#include "multiversion.hpp"
-#include "narrow_values.hpp"
-#include "row_loops.hpp"
+#include "kernels/base.hpp"
+#include "kernels/multiversion.hpp"
+#include "kernels/narrow_values.hpp"
+#include "kernels/row_loops.hpp"
 
 // Lanes are 64-byte vectors passed between always-inlined functions of the
 // kernel files that include this header.

@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <cstring>
 
-#include "kernels.hpp"
-#include "narrow_values.hpp"
-#include "streaming.hpp"
+#include "kernels/base.hpp"
+#include "kernels/narrow_values.hpp"
+#include "kernels/streaming.hpp"
 
 // The lane halves are 32-byte vectors passed between always-inlined functions
 // of the kernel files that include this header, so the calling convention GCC

@@ -4,8 +4,8 @@
 // double and scales them, in the same single pass split between the cores.
 
 #include "embed/types.hpp"
-#include "gather.hpp"
-#include "narrow_values.hpp"
+#include "kernels/gather.hpp"
+#include "kernels/narrow_values.hpp"
 
 namespace embed::detail {
 

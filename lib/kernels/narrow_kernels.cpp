@@ -1,4 +1,4 @@
-#include "kernels_narrow.hpp"
+#include "kernels/narrow_kernels.hpp"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -11,14 +11,14 @@
 #include <type_traits>
 #include <vector>
 
-#include "kernels.hpp"
-#include "lane_class_gemm.hpp"
-#include "multiversion.hpp"
-#include "narrow_values.hpp"
-#include "one_hot_gemm.hpp"
-#include "packed_gemm.hpp"
-#include "row_loops.hpp"
-#include "streaming.hpp"
+#include "kernels/row_kernels.hpp"
+#include "kernels/lane_class_gemm.hpp"
+#include "kernels/multiversion.hpp"
+#include "kernels/narrow_values.hpp"
+#include "kernels/one_hot_gemm.hpp"
+#include "kernels/packed_gemm.hpp"
+#include "kernels/row_loops.hpp"
+#include "kernels/streaming.hpp"
 
 // The lane halves are 32-byte vectors; they are internal and always inlined,
 // so the calling convention GCC warns about never reaches another file.
@@ -271,24 +271,24 @@ template <class Narrow>
 }
 
 // The lanes as two Quads (see LanePair), for AVX2 and below.
-EMBED_MULTIVERSION_NARROW
+EMBED_MULTIVERSION_BELOW_AVX512
 void dot_rows_f32(const float* rows, Index count, Index dim, const double* x, double* out, bool prefetch) {
     narrow_rows<LanePair, false>(rows, count, dim, x, out, nullptr, prefetch);
 }
 
-EMBED_MULTIVERSION_NARROW
+EMBED_MULTIVERSION_BELOW_AVX512
 void dot_rows_bf16(const Eigen::bfloat16* rows, Index count, Index dim, const double* x, double* out,
                    bool prefetch) {
     narrow_rows<LanePair, false>(rows, count, dim, x, out, nullptr, prefetch);
 }
 
-EMBED_MULTIVERSION_NARROW
+EMBED_MULTIVERSION_BELOW_AVX512
 void dot_and_square_rows_f32(const float* rows, Index count, Index dim, const double* x, double* out,
                              double* squares, bool prefetch) {
     narrow_rows<LanePair, true>(rows, count, dim, x, out, squares, prefetch);
 }
 
-EMBED_MULTIVERSION_NARROW
+EMBED_MULTIVERSION_BELOW_AVX512
 void dot_and_square_rows_bf16(const Eigen::bfloat16* rows, Index count, Index dim, const double* x, double* out,
                               double* squares, bool prefetch) {
     narrow_rows<LanePair, true>(rows, count, dim, x, out, squares, prefetch);
@@ -341,12 +341,12 @@ void widen_values_bf16(const Eigen::bfloat16* values, Index count, double* out) 
 // GPT-2's shape: 155 ms when blocks were widened into a buffer first and then
 // packed, 107 ms packing the stored values, against 110-124 ms for the double
 // GEMM on the widened table.
-EMBED_MULTIVERSION_NARROW
+EMBED_MULTIVERSION_BELOW_AVX512
 void dot_all_pairs_f32(const double* a, Index n, const float* b, Index m, Index dim, double* out, Index out_stride) {
     lane_classes::dot_all_pairs_broadcast(a, n, b, m, dim, out, out_stride);
 }
 
-EMBED_MULTIVERSION_NARROW
+EMBED_MULTIVERSION_BELOW_AVX512
 void dot_all_pairs_bf16(const double* a, Index n, const Eigen::bfloat16* b, Index m, Index dim, double* out,
                         Index out_stride) {
     lane_classes::dot_all_pairs_broadcast(a, n, b, m, dim, out, out_stride);

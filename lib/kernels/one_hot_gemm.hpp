@@ -20,10 +20,10 @@
 #include <cstring>
 #include <type_traits>
 
-#include "kernels.hpp"
-#include "lane_class_gemm.hpp"
-#include "narrow_values.hpp"
-#include "row_loops.hpp"
+#include "kernels/base.hpp"
+#include "kernels/lane_class_gemm.hpp"
+#include "kernels/narrow_values.hpp"
+#include "kernels/row_loops.hpp"
 
 #pragma GCC diagnostic ignored "-Wpsabi"
 

@@ -1,4 +1,4 @@
-#include "parallel.hpp"
+#include "threads/parallel.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "float_mode.hpp"
+#include "threads/float_mode.hpp"
 
 #if defined(__unix__)
 #include <pthread.h>

@@ -16,11 +16,11 @@
 #if defined(__x86_64__) && !defined(EMBED_KERNELS_ONE_TARGET)
 #define EMBED_MULTIVERSIONED 1
 #define EMBED_MULTIVERSION __attribute__((target_clones("avx512f", "avx2", "default")))
-#define EMBED_MULTIVERSION_NARROW __attribute__((target_clones("avx2", "default")))
+#define EMBED_MULTIVERSION_BELOW_AVX512 __attribute__((target_clones("avx2", "default")))
 #define EMBED_TARGET_AVX512 __attribute__((target("avx512f")))
 #else
 #define EMBED_MULTIVERSIONED 0
 #define EMBED_MULTIVERSION
-#define EMBED_MULTIVERSION_NARROW
+#define EMBED_MULTIVERSION_BELOW_AVX512
 #define EMBED_TARGET_AVX512
 #endif

@@ -8,9 +8,9 @@
 #include <cstring>
 #include <memory>
 
-#include "kernels.hpp"
-#include "narrow_values.hpp"
-#include "row_loops.hpp"
+#include "kernels/base.hpp"
+#include "kernels/narrow_values.hpp"
+#include "kernels/row_loops.hpp"
 
 // Quads are 32-byte vectors passed between always-inlined functions of the
 // kernel files that include this header (see row_loops.hpp).

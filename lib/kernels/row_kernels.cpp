@@ -1,10 +1,10 @@
-#include "kernels.hpp"
-#include "lane_class_gemm.hpp"
-#include "multiversion.hpp"
-#include "one_hot_gemm.hpp"
-#include "packed_gemm.hpp"
-#include "row_loops.hpp"
-#include "streaming.hpp"
+#include "kernels/row_kernels.hpp"
+#include "kernels/lane_class_gemm.hpp"
+#include "kernels/multiversion.hpp"
+#include "kernels/one_hot_gemm.hpp"
+#include "kernels/packed_gemm.hpp"
+#include "kernels/row_loops.hpp"
+#include "kernels/streaming.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -391,8 +391,9 @@ EMBED_TARGET_AVX512 void dot_all_pairs_avx512(const double* a, Index n, const do
     packed_gemm::all_pairs<packed_gemm::LoadDoubles>(a, n, b, m, dim, out, out_stride);
 }
 
-EMBED_MULTIVERSION_NARROW void dot_all_pairs_narrow(const double* a, Index n, const double* b, Index m, Index dim,
-                                                    double* out, Index out_stride) {
+EMBED_MULTIVERSION_BELOW_AVX512
+void dot_all_pairs_below_avx512(const double* a, Index n, const double* b, Index m, Index dim, double* out,
+                                Index out_stride) {
     lane_classes::dot_all_pairs_broadcast(a, n, b, m, dim, out, out_stride);
 }
 
@@ -405,8 +406,9 @@ EMBED_TARGET_AVX512 void one_hot_times_table_avx512(const double* table, Index v
     one_hot_gemm::one_hot_times_table<one_hot_gemm::LanesBlocks>(table, vocab, dim, ids, n, out);
 }
 
-EMBED_MULTIVERSION_NARROW
-void one_hot_times_table_narrow(const double* table, Index vocab, Index dim, const Index* ids, Index n, double* out) {
+EMBED_MULTIVERSION_BELOW_AVX512
+void one_hot_times_table_below_avx512(const double* table, Index vocab, Index dim, const Index* ids, Index n,
+                                      double* out) {
     one_hot_gemm::one_hot_times_table<one_hot_gemm::QuadBlocks>(table, vocab, dim, ids, n, out);
 }
 
@@ -416,7 +418,7 @@ void one_hot_times_table(const double* table, Index vocab, Index dim, const Inde
     if (all_pairs_on_avx512()) {
         one_hot_times_table_avx512(table, vocab, dim, ids, n, out);
     } else {
-        one_hot_times_table_narrow(table, vocab, dim, ids, n, out);
+        one_hot_times_table_below_avx512(table, vocab, dim, ids, n, out);
     }
 }
 
@@ -439,7 +441,7 @@ void dot_all_pairs(const double* a, Index n, const double* b, Index m, Index dim
     if (all_pairs_on_avx512()) {
         dot_all_pairs_avx512(a, n, b, m, dim, out, out_stride);
     } else {
-        dot_all_pairs_narrow(a, n, b, m, dim, out, out_stride);
+        dot_all_pairs_below_avx512(a, n, b, m, dim, out, out_stride);
     }
 }
 

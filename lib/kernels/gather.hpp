@@ -13,8 +13,8 @@
 
 #include "checks.hpp"
 #include "embed/types.hpp"
-#include "parallel.hpp"
-#include "streaming.hpp"
+#include "threads/parallel.hpp"
+#include "kernels/streaming.hpp"
 
 namespace embed::detail {
 

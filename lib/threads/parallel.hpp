@@ -98,4 +98,12 @@ void parallel_for_blocks(Index n, Index block, Index cost_per_item, Body&& body)
     });
 }
 
+/// A double table of at most this many bytes stays in every core's cache: batched logits then splits its
+/// hidden rows between the cores instead of the table's rows, so no core waits on memory.
+inline constexpr Index kCachedTableBytes = Index{256} << 10;
+
+/// Hidden rows per piece of that split: one register block of the GEMM's rows (kARows in
+/// kernels/packed_gemm.hpp). Larger pieces ran slower with both cores busy than with one.
+inline constexpr Index kHiddenRowsPerGroup = 4;
+
 }  // namespace embed::detail
