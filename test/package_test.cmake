@@ -2,8 +2,10 @@
 # - with EMBED_BUILD_DIR: installs that build into a fresh prefix and lets the
 #   consumer find_package(embed) in that prefix only;
 # - with EMBED_SOURCE_DIR: the consumer takes embed's sources by add_subdirectory.
-# Run as: cmake (-DEMBED_BUILD_DIR=... | -DEMBED_SOURCE_DIR=...) -DWORK_DIR=... -DCONSUMER_SOURCE_DIR=...
-#               -DCXX_COMPILER=... [-DBUILD_TYPE=...] [-DEXTRA_FLAGS=...] -P package_test.cmake
+#   With EMBED_PREBUILT_LIBRARY too, the subproject links that libembed.a (the
+#   suite's own build of it) instead of compiling the library once more.
+# Run as: cmake (-DEMBED_BUILD_DIR=... | -DEMBED_SOURCE_DIR=... [-DEMBED_PREBUILT_LIBRARY=...]) -DWORK_DIR=...
+#               -DCONSUMER_SOURCE_DIR=... -DCXX_COMPILER=... [-DBUILD_TYPE=...] [-DEXTRA_FLAGS=...] -P package_test.cmake
 
 if(NOT DEFINED EMBED_BUILD_DIR AND NOT DEFINED EMBED_SOURCE_DIR)
   message(FATAL_ERROR "package_test.cmake needs -DEMBED_BUILD_DIR=... or -DEMBED_SOURCE_DIR=...")
@@ -31,6 +33,9 @@ endfunction()
 
 if(DEFINED EMBED_SOURCE_DIR)
   set(how_to_find_embed -DEMBED_SOURCE_DIR=${EMBED_SOURCE_DIR})
+  if(EMBED_PREBUILT_LIBRARY)
+    list(APPEND how_to_find_embed -DEMBED_PREBUILT_LIBRARY=${EMBED_PREBUILT_LIBRARY})
+  endif()
 else()
   run_step("installing the embed build" ${CMAKE_COMMAND} --install ${EMBED_BUILD_DIR} --prefix ${prefix})
   set(how_to_find_embed -DCMAKE_PREFIX_PATH=${prefix})
@@ -42,5 +47,5 @@ run_step("configuring the consumer" ${CMAKE_COMMAND}
   -DCMAKE_BUILD_TYPE=${BUILD_TYPE}
   "-DCMAKE_CXX_FLAGS=${EXTRA_FLAGS}"
   "-DCMAKE_EXE_LINKER_FLAGS=${EXTRA_FLAGS}")
-run_step("building the consumer" ${CMAKE_COMMAND} --build ${consumer_build})
+run_step("building the consumer" ${CMAKE_COMMAND} --build ${consumer_build} -j2)
 run_step("running the consumer" ${consumer_build}/embed_consumer)

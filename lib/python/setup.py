@@ -35,6 +35,10 @@ class CMakeBuild(build_ext):
             "-DEMBED_BUILD_TOOLS=OFF",
             "-DEMBED_INSTALL=OFF",
         ]
+        # The pip test passes the library its build already compiled, so that only the module compiles here.
+        prebuilt = os.environ.get("EMBED_PREBUILT_LIBRARY")
+        if prebuilt:
+            configure.append(f"-DEMBED_PREBUILT_LIBRARY={prebuilt}")
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1))
         subprocess.run(configure, check=True)
         subprocess.run(["cmake", "--build", str(build_dir), "--target", "embed_python", "-j", jobs], check=True)

@@ -3,8 +3,10 @@
     python3 -m venv --system-site-packages V
     V/bin/pip install --no-build-isolation ./lib/python
 
-then import the installed module from outside the checkout. Slow (it builds
-the library once more), so it is its own ctest, python.pip_install."""
+then import the installed module from outside the checkout. Under ctest,
+EMBED_PREBUILT_LIBRARY names the library the suite's build compiled, so pip
+compiles only the module; without it pip compiles the library too, as it does
+for a user. It is its own ctest, python.pip_install."""
 
 import os
 import pathlib
