@@ -91,8 +91,8 @@ Index one_hot_ids_per_block(const double* table);
 /// True where dot_all_pairs runs its AVX-512 kernel (packed_gemm.hpp) for every stored type.
 bool all_pairs_on_avx512();
 
-/// A double table of at most this many bytes stays in every core's cache (L2 is 512 KiB on Zen 3, more
-/// elsewhere): batched logits then splits its hidden rows between the cores, not the table's rows.
+/// A double table of at most this many bytes stays in every core's cache (half the smallest L2 we target):
+/// batched logits then splits its hidden rows between the cores, not the table's rows.
 inline constexpr Index kCachedTableBytes = Index{256} << 10;
 
 /// Hidden rows per piece of that split: one register block of the GEMM's a rows (kARows in

@@ -404,9 +404,9 @@ py::list to_list(const Scalar* values, Index n) {
 
 // Pauses CPython's cyclic garbage collector while a list of row lists is built.
 // Every new list counts toward the collector's next run, and each run
-// traverses every young list item by item: building 4096 rows of 64 took
-// 0.27 ms and the collections it set off 0.6 ms more (Zen 5, Python 3.11),
-// and more in a process holding many objects. Nothing can form a cycle
+// traverses every young list item by item, so the collections can cost
+// several times the building, and more in a process holding many objects.
+// Nothing can form a cycle
 // meanwhile (the rows hold numbers or the caller's own objects, and the GIL
 // is held), and the collector runs as usual once they are handed back. A
 // collector the caller had disabled stays disabled.
@@ -574,9 +574,9 @@ void without_gil_if_large(Index values_read, Work&& work) {
 // A new (rows, cols) array of Scalar, C-contiguous, whose first value sits at the same place in its 64-byte
 // cache line as like's. A numpy table's values start 16 bytes past a line; gathered into a result that starts
 // on a line, every row would straddle lines differently from its source, and the library streams such rows
-// past 8 MiB (lib/gather.hpp): 4096 ids on GPT-2's shape took 1.6-1.7 ms so, 1.1-1.2 lined up (Zen 5). The block
-// comes from malloc, as an Eigen matrix's does: from aligned_alloc or aligned ::operator new, calls made over and
-// over took 6-29 ms each, glibc handing the freed block back to the system (madvise) on every call.
+// past 8 MiB (lib/gather.hpp), slower than memcpy into a result lined up. The block comes from malloc, as an
+// Eigen matrix's does: from aligned_alloc or aligned ::operator new, calls made over and over were many times
+// slower, glibc handing the freed block back to the system (madvise) on every call.
 template <class Scalar>
 py::array_t<Scalar> array_lined_up_with(const Scalar* like, Index rows, Index cols) {
     constexpr std::size_t kLine = 64;
