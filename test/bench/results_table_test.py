@@ -147,6 +147,16 @@ class ReadingARun(unittest.TestCase):
              "rounds": None, "rounds_unit": None}])
         self.assertEqual((record["goals_met"], record["goals_total"]), (1, 2))
 
+    def test_cpus_other_than_zen_3_4_and_5_are_named_by_vendor_family_and_model(self):
+        intel = "Machine: Intel(R) Xeon(R) Platinum 8592+ (CPU family 6, model 207), 2 cores usable (AVX-512), x"
+        self.assertEqual(results.parse_machine(intel)["kind"], "intel-f6-m207")
+        zen2 = "Machine: AMD EPYC 7B12 (CPU family 23, model 49), 4 cores usable (AVX2), x"
+        self.assertEqual(results.parse_machine(zen2)["kind"], "amd-f23-m49")
+        text = "<!-- perf-table:intel-f6-m207 -->\n<!-- /perf-table:intel-f6-m207 -->\n"
+        record = dict(made_up_record(), cpu=results.parse_machine(intel))
+        self.assertIn("| intel-f6-m207, abc1234, 2030-01-02: 3 of 4 goals met |",
+                      results_table.generated(text, {"intel-f6-m207": record}))
+
     def test_a_run_without_its_commit_or_summary_is_refused(self):
         with self.assertRaisesRegex(results.LogError, "no the commit"):
             results.parse_log(LOG)

@@ -79,7 +79,8 @@ def parse_machine(line):
         raise LogError(f"the Machine line does not name a CPU family, model and cores: {line!r}")
     name, family, model, cores, simd = match.groups()
     family, model = int(family), int(model)
-    vendor = name.split()[0].lower() if name.split() else "cpu"
+    vendor = next((v for v in ("amd", "intel") if v in name.lower()), None)
+    vendor = vendor or re.sub(r"[^a-z0-9]", "", name.split()[0].lower() if name.split() else "") or "cpu"
     kind = cpu_kind(name, family, simd) or f"{vendor}-f{family}-m{model}"
     return {"kind": kind, "model_name": name, "family": family, "model": model, "simd": simd,
             "cores": int(cores), "label": f"{name} f{family} m{model} {simd}"}
