@@ -168,7 +168,7 @@ StreamSettings default_stream_settings_for(CpuKind kind) {
     for (const KindDefaults& entry : kDefaultsByKind) {
         if (entry.kind == kind) return entry.settings;
     }
-    return kDefaultsByKind[std::size(kDefaultsByKind) - 1].settings;  // unreachable: every kind has a row
+    return kDefaultsByKind[std::size(kDefaultsByKind) - 1].settings;  // every kind has a row; else without_avx512's
 }
 
 CpuKind cpu_kind_of(bool has_avx512, bool is_amd, int family) {
