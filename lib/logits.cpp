@@ -51,21 +51,12 @@ namespace {
 // enough to stay in every core's cache, in which case by groups of
 // kHiddenRowsPerGroup hidden rows (each thread whole output rows). A large
 // table is split by its rows, so that each row is read from memory once.
-// Measured on Zen 5, 2 threads, 64 hidden rows, the whole call, alternating
-// processes (one thread: 72, 70, 91, 54 and 143 us on the shapes below):
-//   V x d        strips of 32 columns  16 hidden rows  8 rows   4 rows
-//   512 x 64     63-64 us              66-68           45-46    47
-//   500 x 64     64-65                 51              65-70    46
-//   1000 x 32    88-89                 80-83           103-116  58
-//   256 x 128    50-51                 40              37-38    38-41
-//   2048 x 16    141-149               227-229         99-101   93-94
-// Pieces of 8 or more rows ran at up to half speed while both cores worked
-// (one core alone ran them at full speed), by shape in no pattern we could
-// explain; pieces of 4 rows were within 10 % of the best everywhere.
+// Groups of 4 hidden rows: pieces of 8 or more ran slower while both cores
+// worked, on some shapes and not others; 4 was near the best on every shape.
 //
 // Only for double tables: the narrow AVX-512 GEMM widens the table's rows
 // into a buffer of its own per call, so every group would widen the whole
-// table again (float32 512 x 64: 1.1 ms against 0.08 ms by strips).
+// table again.
 template <class Stored>
 void all_pairs_between_cores(const double* h, Index n, const Stored* rows, Index vocab, Index dim, double* scores) {
     const detail::DefaultFloatMode float_mode;
@@ -92,8 +83,7 @@ Table batched_logits(const Stored* rows, Index vocab, Index dim, const Table& hi
     const Index n = hidden_rows.rows();
     Table out(n, vocab);
     // A result past malloc's heap limit (32 MB) is fresh pages: faulting them in
-    // one write at a time cost more than the products (measured on this VM:
-    // 195 ms for the 64 MB of n = 64, V = 131072; the batch took 311 ms).
+    // one write at a time can cost more than the products.
     detail::prefault_for_writing(out.data(), static_cast<std::size_t>(out.size()) * sizeof(double));
     all_pairs_between_cores(hidden_rows.data(), n, rows, vocab, dim, out.data());
     return out;

@@ -10,7 +10,7 @@ namespace embed {
 
 // One pass without an early exit, which the compiler vectorises, says whether every id is inside; only then
 // does a second pass look for the first bad one to name. Why: checked one id at a time, Clang left
-// require_token (its message building inlined) out of line, one call per id, 8 % of lookup on 512 x 64.
+// require_token (its message building inlined) out of line, one call per id, a visible share of a small lookup.
 // An id below 0 becomes 2^64 minus something as unsigned, so one comparison rejects both ends.
 void check_ids(Ids ids, Index vocab) {
     bool all_inside = vocab >= 0;

@@ -74,8 +74,7 @@ std::uint32_t temper(std::uint32_t y) {
 // length into whole vectors; what is left over goes a word at a time. Left to
 // choose, Clang took four words at a time where it could not prove the far
 // words apart, eight where GCC takes sixteen, and left up to 41 words of a
-// loop to scalar code: its make_table took 1.6-2.1x GCC's time, now 0.9-1.07x
-// (Zen 5; the AVX2 build 1.3x, now 1.0x).
+// loop to scalar code, which made its make_table much slower than GCC's.
 constexpr int kStepWords = 16;
 
 // One word of the twist: word kk of `words` mixed with words[kk + 1] and the far word.
@@ -111,9 +110,9 @@ void twist_words(std::uint32_t* mt) {
 // Tempers a whole state and pairs its words into kN / 2 random() values plus
 // offset. a < 2^27 and b < 2^26 fit in int32, so the signed conversions the
 // baseline instruction set has are exact, and the arithmetic is combine()'s.
-// Each step tempers 48 words, then pairs them. Steps of 16 words took Clang
-// 4x as long, of 208 words 1.2-1.4x on large tables; a whole state tempered
-// first cost GCC 10-17 % on GPT-2's table, its stores bunched together.
+// Each step tempers 48 words, then pairs them: steps of 16 words were much
+// slower with Clang, of 208 words slower on large tables, and a whole state
+// tempered first slowed GCC, its stores bunched together.
 EMBED_MULTIVERSION
 void emit_block(const std::uint32_t* mt, double* out, double offset) {
     constexpr int kWordsPerStep = 3 * kStepWords;

@@ -39,8 +39,8 @@ double cosine_from_parts(double dot_ab, double norm_a, double norm_b) {
 // sqrt(squares[j])), for j < count. Two rows per instruction where there is
 // SSE2 (every x86-64): a vector square root, product and division round as
 // the scalar ones do (IEEE 754), so every score keeps its bits. Row by row,
-// with a branch for the zero norm and one for sqrt's errno, this was 36-48 %
-// of nearest_by_cosine on 512 x 64 (Zen 5, perf).
+// with a branch for the zero norm and one for sqrt's errno, this was a large
+// share of nearest_by_cosine on small tables.
 void cosines_from_parts(double* dots, const double* squares, Index count, double query_norm) {
     if (query_norm == 0.0) {
         std::fill(dots, dots + count, 0.0);
@@ -183,8 +183,8 @@ BasicTable<Scalar> copy_of(BasicTableView<Scalar> table) {
     return copy;
 }
 
-// dot and norm for callers already in the default mode, so that cosine reads MXCSR once (about 5 ns
-// each time on Zen 5): of two 64-value vectors it took 82 ns so, 150 through the public dot and norm.
+// dot and norm for callers already in the default mode, so that cosine reads MXCSR once: on short vectors
+// each read is a large share of the call.
 double checked_dot(Eigen::Ref<const Vector> a, Eigen::Ref<const Vector> b) {
     detail::require_same_length(b.size(), a.size(), "second vector of dot (must equal the first)");
     return detail::dot_kernel(a.data(), b.data(), a.size());

@@ -36,9 +36,8 @@ inline void prefetch_bytes(const void* first, std::size_t length) {
 /// Copies `bytes` bytes from `from` to `to` (apart), the target's 16-byte pieces with non-temporal stores
 /// (SSE2, every x86-64; memcpy elsewhere). Why: an ordinary store first reads the target's line from memory;
 /// glibc's memcpy avoids that (`rep movsb`) only where source and target sit at the same place in their
-/// lines, and a numpy table's rows start 16 bytes past one while a fresh result's start on one. One thread,
-/// GPT-2's shape, 4096 ids, Zen 4, the same process and buffers: memcpy 1.8 ms with the source on lines and
-/// 2.8 ms 16 bytes off; these stores 1.5 and 1.9 ms. The caller ends with a store fence (gather_rows_with).
+/// lines, and a numpy table's rows start 16 bytes past one while a fresh result's start on one. These stores
+/// beat memcpy either way on large results. The caller ends with a store fence (gather_rows_with).
 inline void copy_row_streaming(void* to, const void* from, std::size_t bytes) {
     if (bytes == 0) return;  // no pointer needs to be valid then
 #if defined(__SSE2__)
@@ -71,9 +70,8 @@ enum class ResultStores { ordinary, streamed, streamed_where_lines_differ };
 
 /// Results of more than this many bytes whose rows do not line up with the table's (a numpy table's rows start
 /// 16 bytes past a line, a fresh result's on one) are streamed, whatever the settings' bound: glibc's memcpy
-/// reads each target line first unless source and target line up. GPT-2's shape, 4096 ids from a numpy table
-/// (through the Python module, before it placed its results as the table is), Zen 5: 1.62 ms with memcpy into
-/// the 25 MB result, 1.08 ms streamed; 0.9-1.2 ms with memcpy into a result placed as the table is.
+/// reads each target line first unless source and target line up, and a result past this size no longer
+/// stays in the caches for the next call.
 inline constexpr Index kStreamMisplacedRowsAboveBytes = Index{8} << 20;
 
 /// How a gather writes a result of `result_bytes` bytes: streamed past the settings' bound
@@ -114,8 +112,8 @@ inline void gather_range(const Scalar* source, Ids ids, Index dim, OutScalar* ta
 }
 
 /// The gather's prefetch hint for a table of `table_bytes` bytes: none for a table small enough to stay in the
-/// caches (the rows are there already, and each prefetch costs a load slot: on Zen 3, 512 x 64, 4096 ids, the
-/// prefetches were a third of lookup's time), else the settings'.
+/// caches (the rows are there already, and each prefetch costs a load slot, a large share of a small
+/// lookup), else the settings'.
 inline PrefetchHint gather_hint_for(Index table_bytes, const StreamSettings& settings) {
     return streams_from_memory(table_bytes) ? settings.gather_hint : PrefetchHint::none;
 }

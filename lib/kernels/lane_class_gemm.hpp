@@ -30,10 +30,8 @@ using namespace row_loops;
 // GEMM needs no horizontal sums, so it vectorises across outputs as BLAS does:
 // one register holds 4 b rows' lane sums for one a row, a value of a is
 // broadcast, and a packed panel of 8 b rows gives 8 products per 2 loads.
-// Measured on Zen 3, one thread, 64 hidden rows, d = 768: 9-16 billion
-// multiply-adds a second, against 5.5-6 for the kernel it replaced (3 x 3
-// blocks of Quads with the lanes along d, each pair summed horizontally at
-// the end) and OpenBLAS dgemm's 12-15 in the same minutes; the VM is noisy.
+// It beat the kernel it replaced (3 x 3 blocks of Quads with the lanes along
+// d, each pair summed horizontally at the end) and keeps up with OpenBLAS.
 inline constexpr Index kPanelRows = 8;  // b rows per packed panel: two Quads
 inline constexpr Index kQuadsPerPanel = kPanelRows / 4;
 // a rows per register block: 5 x 2 accumulators, 2 b Quads, a broadcast and a product fill AVX2's 16 registers
@@ -45,7 +43,7 @@ inline Index class_length(Index dim, Index lane) { return lane < dim ? (dim - la
 
 /// A buffer of `count` doubles that starts on a cache line, so every Quad load from a packed panel reads
 /// one line. Left uninitialised: every value is written before it is read, and zeroing the one-hot
-/// GEMM's buffer took an eighth of a 512 x 64 call (perf, Zen 3).
+/// GEMM's buffer was a visible share of a small call.
 class LineAlignedBuffer {
 public:
     explicit LineAlignedBuffer(Index count) : storage_(new double[static_cast<std::size_t>(count + kLineValues)]) {
@@ -150,7 +148,7 @@ template <class Scalar>
 
 // Asks for the next panel's lines a few at a time between class blocks, so
 // that packing it finds them in cache: without this the packing waited for
-// memory (measured on Zen 3, d = 768: 9-10 against 14-16 GFLOP/s).
+// memory.
 class PanelPrefetch {
 public:
     PanelPrefetch(const void* next, Index bytes, Index calls)

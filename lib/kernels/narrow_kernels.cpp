@@ -43,9 +43,8 @@ typedef float Float4 __attribute__((vector_size(4 * sizeof(float))));
 
 // Eight bfloat16s: one 16-byte load, and each half interleaved with zero
 // words, which puts each bfloat16 in the top half of a float32 (vpunpcklwd,
-// vpunpckhwd). Widened value by value, GCC zero-extended and shifted, two
-// instructions per four values, and bfloat16 logits on GPT-2's shape took
-// 6.4-7.4 ms; this way 5.3-6.7 ms (Zen 3, 2 threads, a noisy machine).
+// vpunpckhwd): value by value, GCC zero-extends and shifts, two instructions
+// per four values, which was slower.
 // The word order assumes a little-endian CPU; any other widens value by value.
 template <>
 [[gnu::always_inline]] inline LanePair load_widened_pair(const Eigen::bfloat16* p) {
@@ -68,10 +67,7 @@ template <>
 // eight are loaded into both 16-byte halves of a 32-byte register
 // (vbroadcasti128) and one byte shuffle (vpshufb) places four in each half;
 // interleaving the words with zeros took three shuffles (vpunpcklwd,
-// vpunpckhwd, vperm2i128), and the loop ran at 27 GB/s a core on data in the
-// caches (Zen 5), slower than memory on two cores. Measured on Zen 5, four rows
-// from L1 as the loop reads them: 0.57-0.60 ns per eight values the old way,
-// 0.40-0.43 this way (float32: 0.31).
+// vpunpckhwd, vperm2i128), which made the loop slower than memory.
 #if defined(__x86_64__) && (EMBED_MULTIVERSIONED || defined(__AVX2__))
 // Not always_inline: GCC and Clang refuse to force code for AVX2 into the
 // callers between here and narrow_rows_avx512, which are built for every
@@ -237,11 +233,8 @@ inline PrefetchHint narrow_hint_of(const StreamSettings& settings, const Eigen::
 // Only these, where the double loops have five, because each pair of hint
 // and rows per step is its own copy of the loop in three instruction sets,
 // and the double loops' fifteen pairs made this file take minutes to
-// compile. The hint matters, and not the same way everywhere: on Zen 3
-// (GPT-2's shape, 2 threads, four rows per step) float32 logits took 22.6 ms
-// with no software prefetch and 15.8 ms with prefetcht0, bfloat16 18.6 and
-// 11.0 ms; on Zen 4 float32 is faster with none. lib/streaming.cpp says
-// which setting each kind of CPU gets and why.
+// compile. The hint matters, and not the same way on every kind of CPU:
+// lib/streaming.cpp says which setting each kind gets and why.
 template <class Acc, bool kSquares, class Narrow>
 [[gnu::always_inline]] inline void narrow_rows(const Narrow* rows, Index count, Index dim, const double* x,
                                                double* out, double* squares, bool prefetch) {
@@ -295,13 +288,10 @@ void dot_and_square_rows_bf16(const Eigen::bfloat16* rows, Index count, Index di
 }
 
 // AVX-512: the lanes as one register, eight values widened by one vcvtps2pd
-// (for bfloat16 after one 16-byte load and a shuffle). Measured on Zen 5, 2
-// threads: bfloat16 logits on GPT-2's shape took 2.3-2.4 ms as two Quads and
-// 1.75-1.85 ms this way, on Llama 3's 128256 x 4096 30-36 and 24-28 ms.
-// float32 on two Quads had GCC keep one of its eight accumulators on the
-// stack (a store and a reload in every step's chain of additions): on one
-// Zen 5 core, rows in the caches, 8.3 billion values a second that way and
-// 13.7 this way, where memory asks for about 7 per core.
+// (for bfloat16 after one 16-byte load and a shuffle): half the instructions
+// of two Quads. float32 on two Quads also had GCC keep one of its eight
+// accumulators on the stack, a store and a reload in every step's chain of
+// additions, which made the loop slower than memory.
 template <bool kSquares, class Narrow>
 EMBED_TARGET_AVX512 void narrow_rows_avx512(const Narrow* rows, Index count, Index dim, const double* x,
                                              double* out, double* squares, bool prefetch) {
@@ -337,10 +327,8 @@ void widen_values_bf16(const Eigen::bfloat16* values, Index count, double* out) 
 
 // The narrow GEMM for AVX2 and below: each panel of b is widened as it is
 // packed (lane_class_gemm.hpp), so every stored value is read once and no
-// widened copy is kept. Measured on Zen 3, 2 threads, 64 hidden rows on
-// GPT-2's shape: 155 ms when blocks were widened into a buffer first and then
-// packed, 107 ms packing the stored values, against 110-124 ms for the double
-// GEMM on the widened table.
+// widened copy is kept: widening blocks into a buffer first and then packing
+// them was slower than the double GEMM on a widened table; this way is not.
 EMBED_MULTIVERSION_BELOW_AVX512
 void dot_all_pairs_f32(const double* a, Index n, const float* b, Index m, Index dim, double* out, Index out_stride) {
     lane_classes::dot_all_pairs_broadcast(a, n, b, m, dim, out, out_stride);

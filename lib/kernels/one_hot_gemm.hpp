@@ -10,10 +10,8 @@
 // is x. The table is read as it is stored, along d: a register block holds 5
 // ids' sums for 8 columns (8 ids' for 16 on AVX-512), a value of the one-hot
 // rows is broadcast, and two vectors of a table row give 10 (16) products.
-// Measured on Zen 3, 64 ids on 512 x 64,
-// 2 threads: 0.12-0.15 ms, against 0.49 ms for the blocks of batched logits
-// over the table's columns it replaces, and 0.13-0.22 ms for numpy's
-// one_hot @ table (OpenBLAS dgemm).
+// It replaced blocks of batched logits over the table's columns, several times
+// slower, and keeps up with numpy's one_hot @ table (OpenBLAS dgemm).
 
 #include <algorithm>
 #include <cstdint>
@@ -34,8 +32,7 @@ using namespace row_loops;
 // A register block: the sums of Shape::kIds ids for two vectors of columns each.
 // QuadBlocks suits AVX2's 16 registers: 5 x 2 Quads of sums, as the lane-class
 // GEMM. LanesBlocks suits AVX-512's 32: 8 x 2 Lanes of 8 doubles, twice the
-// products per instruction. Measured on Zen 5, 64 ids on 512 x 64, one
-// thread: 0.094-0.097 ms with QuadBlocks, 0.049-0.051 ms with LanesBlocks.
+// products per instruction, and faster for it.
 template <class Vec, Index Ids>
 struct BlockShape {
     using Vector = Vec;
@@ -48,10 +45,8 @@ using LanesBlocks = BlockShape<Lanes, 8>;
 // The one-hot rows of a group of ids, kRowsPerChunk table rows at a time, sit
 // in a buffer on the stack (32 KiB with LanesBlocks). A buffer from malloc
 // cost more than the products in a process that had made no large allocation
-// yet: glibc grew and trimmed its heap around it on every call (perf, Zen 5,
-// 64 ids on 512 x 64, one thread: 0.18-0.25 ms, 47 % of it in the kernel's
-// page-fault handling, against 0.05 ms once another call had raised malloc's
-// thresholds).
+// yet: glibc grew and trimmed its heap around it on every call, and the
+// kernel's page-fault handling took much of the call.
 inline constexpr Index kBlocksPerGroup = 2;   // blocks of ids whose one-hot rows are held at once
 inline constexpr Index kRowsPerChunk = 256;   // table rows per chunk: 16 columns of them, 32 KiB, stay in L1
 

@@ -16,17 +16,12 @@
 // each group of 6 is first widened into 6 rows that start on lines. Either
 // way every stored value is read once and no widened copy of the table is kept.
 //
-// Measured with a throwaway driver, one Zen 4 core, 64 a rows against b rows
-// in L2, billions of multiply-adds a second: the 4 x 6 block on the rows
-// where they lie (the kernel before this one, which cut d into tiles of 512
-// whose lane sums waited in memory) 19.3-20.0 at d = 768 and 13.3-13.7 at
-// d = 64; both operands packed 23.7-26.0 and 13.3-15.5; a packed and b in
-// place 25.7-26.8 and 18.7-22.6; the arithmetic alone 28.4; OpenBLAS dgemm
-// 20.3 at d = 768 on the same core. Rows longer than 1024 values are met in
+// Why a packed and b in place: of the layouts tried (both rows where they
+// lie, both packed, a packed and b in place) it came nearest the arithmetic
+// alone, ahead of OpenBLAS dgemm. Rows longer than 1024 values are met in
 // k blocks of 512 (their lane sums kept in memory between blocks), so that a
-// block of the b group stays in L1 and of the packed a rows in L2: on one Zen
-// 5 core float32 at d = 4096 went from 26-29 to 35-38 and double from 26-30
-// to 30-34, with d = 64 and 768 unchanged.
+// block of the b group stays in L1 and of the packed a rows in L2, which
+// speeds wide rows and leaves narrow ones as they were.
 
 #include <algorithm>
 #include <cstdint>
@@ -63,9 +58,8 @@ inline constexpr Index kBGroupsPerChunk = 8;
 
 /// Room for `values` doubles starting on a cache line: the calling thread's own, kept from call to call
 /// while small, or this call's own when larger. Why kept: a fresh buffer comes as fresh pages, and with
-/// one thread faulting in and zeroing a fresh 256 KiB on every call the float32 batch on 512 x 64 took
-/// 0.34 ms against the double batch's 0.11 (perf, Zen 4). Its contents are never read
-/// before they are written.
+/// one thread faulting in and zeroing a fresh 256 KiB on every call a small float32 batch took several
+/// times the double batch's time. Its contents are never read before they are written.
 template <int Which>
 class PackBuffer {
 public:
@@ -177,8 +171,7 @@ private:
 /// each adding its products in turn, from +0.0 or, when `carried` is not null, from the lanes it holds
 /// in the same layout (it may be sums itself). Each step also asks for one line of the b values read
 /// next (`ahead`). The sums go in and out 64 bytes at a time: whole 1.5 KiB copies of them between the
-/// k blocks of long rows compiled to `rep movsq` and took 9 % of the float32 batch on Llama 3's shape
-/// (perf, Zen 5).
+/// k blocks of long rows compiled to `rep movsq`, a visible share of the batch on wide rows.
 [[gnu::always_inline]] inline void lane_sums(const double* a, const double* b, Index b_stride, Index blocks,
                                              const double* carried, double* sums, LinesAhead& ahead) {
     Lanes acc[kARows][kBRows] = {};
@@ -210,8 +203,8 @@ private:
 /// sum_lanes of eight lane vectors at once: scores[j] = sum_lanes(v[j]), by the same additions with the
 /// same operand first (adjacent lanes, then pairs of pairs, then the halves), each step adding two
 /// shuffles of two vectors so that the sums gather into one vector as they go. Why: one sum_lanes is a
-/// chain of shuffles and adds for a single score, which on 512 x 64 (eight products per score) cost
-/// about a quarter of the GEMM's time; here a score costs under three vector instructions. Every shuffle
+/// chain of shuffles and adds for a single score, a large share of the GEMM's time on short rows (few
+/// products per score); here a score costs under three vector instructions. Every shuffle
 /// interleaves or moves whole 128-bit pieces, so none needs an index vector in a register.
 [[gnu::always_inline]] inline void sum_lanes_of_eight(const Lanes* v, double* scores) {
     // pairs[k]: v[2k] and v[2k+1] interleaved, lanes 0+1, 0+1, 2+3, 2+3, 4+5, 4+5, 6+7, 6+7
@@ -238,7 +231,7 @@ private:
 /// Scores of a register block's pairs, whose lane sums are acc (kARows x kBRows), into out (p rows
 /// out_stride apart, q columns): the first `a_rows` x `b_rows` of them, the tails (a_tails and b_tails,
 /// 8 per row, `tail` values each) added into lanes 0, 1, ... first. Not inlined: inlined after the
-/// kernel's loop, its shuffles took registers the loop then lacked, and the loop spilled (perf, Zen 4);
+/// kernel's loop, its shuffles took registers the loop then lacked, and the loop spilled;
 /// storing the sums once and reloading them here costs less.
 [[gnu::noinline]] EMBED_TARGET_AVX512 inline void store_scores(const Lanes* acc, Index a_rows, Index b_rows,
                                                                const double* a_tails, const double* b_tails,
@@ -365,8 +358,8 @@ template <class Load, class Scalar>
                     const Index group_in_chunk = (t - chunk) / kBRows;
                     for (Index g = 0; g < a_groups; ++g) {
                         // A local copy, which the compiler keeps in registers through the loop: one chosen
-                        // by reference stayed in memory, and then one process in three ran the whole GEMM
-                        // about 30 % slower (Zen 5, throwaway driver), by where its stack happened to fall.
+                        // by reference stayed in memory, and then the whole GEMM ran slower in some
+                        // processes than others, by where its stack happened to fall.
                         LinesAhead ahead = group_ahead;
                         if (blocked && next.count > 0) {
                             ahead = LinesAhead(b + (next.first_row + g % next.count) * dim + next.first_value,

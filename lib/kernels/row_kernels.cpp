@@ -48,8 +48,8 @@ template <int Head>
 // formed where they lie and only the final additions pick them by lane. The
 // same additions with the same operands, so the same bits. For an odd Head the
 // pairs straddle positions: those are put back in order first. Why: the two
-// cross-half shuffles of the unrotation took a tenth of logits on 512 x 64
-// with rows 16 bytes past a line (numpy's usual place), perf, Zen 4.
+// cross-half shuffles of the unrotation were a visible share of logits on
+// small tables with rows off a line (numpy's usual place).
 template <int Head>
 [[gnu::always_inline]] inline double sum_rotated_by(const LanePair& v) {
     if constexpr (Head % 2 != 0) {
@@ -64,13 +64,10 @@ template <int Head>
     }
 }
 
-// A switch per row (a jump table), and its cost depends on where the linker
-// puts the code: on Zen 5 the Python module's logits on 512 x 64 with rows 32
-// or 48 bytes past a line took 3.5-4.1 us in one build and 2.9-3.1 us in
-// builds whose flags only moved the code (the library alone: 2.5 us at every
-// offset). Two ways without it were slower everywhere, so not kept: the
-// lanes of 16 rows stored, then summed after one switch (the library 3.0 us
-// with rows off a line), and the head's turns as masks and blends (3.7 us).
+// A switch per row (a jump table), whose cost depends on where the linker
+// puts the code. Two ways without it were slower everywhere, so not kept: the
+// lanes of 16 rows stored, then summed after one switch, and the head's turns
+// as masks and blends.
 [[gnu::always_inline]] inline double sum_rotated(const LanePair& v, Index head) {
     switch (head) {
         case 1: return sum_rotated_by<1>(v);
@@ -97,9 +94,8 @@ struct RowSums {
 // go into their lanes first, then whole lines (value i at position
 // (i - head) % 8, so the positions hold the lanes rotated by head), then the
 // tail, last in its lanes; sum_rotated adds the lanes up where they lie.
-// Why: an 8-double load that straddles two cache lines costs two. Measured
-// on Zen 5, 1 GiB table, two cores, rows 16 bytes past a line: 27 ms per
-// logits pass straddling, 19 ms reading whole lines.
+// Why: an 8-double load that straddles two cache lines costs two, and rows
+// off a line would straddle on every load.
 template <bool kSquares, int Hint>
 [[gnu::always_inline]] inline RowSums row_sums_rotated(const double* r, const double* x, Index dim, Index head,
                                                        std::uintptr_t distance) {
@@ -325,11 +321,9 @@ namespace {
 
 // x copied to the same place in a 64-byte line as the rows. The row loops read
 // x's values at the rows' positions, so with x elsewhere in its lines half of
-// the 32-byte loads of x can straddle two lines. Logits on 512 x 64 from a
-// table 16 bytes past a line (numpy's usual place), x on a line: 3.0-3.1 us,
-// 2.5-2.6 with x lined up, as from a table on a line; the Python module's
-// logits on such a numpy array 3.6 -> 3.0 us (Zen 5, one thread, both ways in
-// one process). The same values in the same order, so the scores keep their bits.
+// the 32-byte loads of x can straddle two lines; lined up, a table off its
+// lines (numpy's usual place) reads as fast as one on them. The same values
+// in the same order, so the scores keep their bits.
 class LinedUpCopy {
 public:
     // Up to 8 KiB, on the stack, so the call allocates nothing and fits a small thread stack; wider rows
@@ -383,9 +377,7 @@ namespace {
 // AVX-512 has 32 vector registers, one Lanes each: the packed GEMM's 4 x 6
 // accumulators, 6 b rows and an a row fit without spilling. The lane-class
 // GEMM of AVX2 with 8-double registers (panels of 16 or 24 b rows, 8 a rows
-// per block) was no faster on Zen 5, one thread, n = 64: 26-29 billion
-// multiply-adds a second on GPT-2's shape against 27-35 for the 4 x 6 block
-// (then on unpacked rows), and 14 against 19 on 512 x 64.
+// per block) was no faster, on large tables or small.
 EMBED_TARGET_AVX512 void dot_all_pairs_avx512(const double* a, Index n, const double* b, Index m, Index dim,
                                               double* out, Index out_stride) {
     packed_gemm::all_pairs<packed_gemm::LoadDoubles>(a, n, b, m, dim, out, out_stride);

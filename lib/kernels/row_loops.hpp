@@ -23,8 +23,8 @@ inline constexpr std::uintptr_t kLineBytes = 64;
 // The eight lanes of a row loop as two 4-double halves, lanes 0-3 and 4-7
 // (or, rotated, positions 0-3 and 4-7). Why not one 8-double Lanes: on AVX2
 // and below GCC kept a Lanes accumulator on the stack and moved its pieces
-// through integer registers to finish each row, which cost about 100 ns per
-// row (perf, Zen 3: logits on 512 x 64 took 66 us, 95 % of it finishing rows).
+// through integer registers to finish each row, which then took most of the
+// time of logits on small tables.
 // Halves map to one AVX2 register each (two SSE2, or the low half of AVX-512's),
 // and the row's end is a few shuffles.
 typedef double Quad __attribute__((vector_size(4 * sizeof(double))));
@@ -44,8 +44,8 @@ struct LanePair {
 
 // Four stored values widened to four doubles, written value by value: GCC
 // turns this into one load and one vcvtps2pd, where __builtin_convertvector
-// of a 4-float vector converted two values at a time through the stack (perf,
-// Zen 3: three quarters of a float32 logits pass went to those stores).
+// of a 4-float vector converted two values at a time through the stack, and
+// those stores took most of a float32 logits pass.
 template <class Narrow>
 [[gnu::always_inline]] inline Quad load_widened_quad(const Narrow* p) {
     return Quad{widen(p[0]), widen(p[1]), widen(p[2]), widen(p[3])};
@@ -73,18 +73,10 @@ template <class Narrow>
 // stride prefetcher, which follows each load instruction, then fetches ahead
 // beside the software prefetch; inside the loop every load steps 64 bytes.
 // Found because rows off their lines, whose loops load the line shared with
-// the row before, read faster than the same memory on its lines (Zen 5,
-// logits on GPT-2's shape 4.4 against 6.0 ms). An extra load of a table line
-// at each row's start helped in a standalone loop wherever it pointed (the
-// line before, two before, the row's own first line), one of the hidden
-// vector did not. On Zen 5 (2026-12-05), both ways in one process, rounds in
-// random order, median of per-round time with over without: double logits,
-// nearest_by_dot and nearest_by_cosine 0.74-0.80 on GPT-2's shape (15
-// rounds) and 0.79-0.84 on the 1 GiB table (11), float32 0.83-0.88 on both,
-// Llama 3's shape (four rows per step) float32 0.97 and bfloat16 0.98-0.99,
-// bfloat16 elsewhere 0.97-1.01 (its conversion sets its pace); 512 x 64 and
-// widths that are no multiple of 8 0.95-1.01. Not measured on Intel, whose
-// cores also have a stride prefetcher per load instruction.
+// the row before, read faster than the same memory on its lines. An extra
+// load of a table line at each row's start helped wherever it pointed, one of
+// the hidden vector did not. It pays most on double rows streamed from
+// memory, little where the conversion of bfloat16 sets the pace.
 
 // Runs step(i) for i = begin, begin + stride, ... while a whole step fits
 // before end, the first step apart from the loop when first_apart (above);
@@ -119,8 +111,8 @@ template <int Hint>
 // next row (which the same step reads already), so the distance is taken along
 // the stream and wraps into the stream's next row. The position is carried
 // from step to step: working it out afresh at every line took a loop with one
-// pass per row wrapped (six for bfloat16 8 KiB ahead on GPT-2's 768 columns),
-// and that loop, not memory, set the pace of the bfloat16 rows (perf, Zen 3).
+// pass per row wrapped (several for bfloat16 rows far ahead), and that loop,
+// not memory, set the pace of the bfloat16 rows.
 template <Index R>
 class StreamAhead {
   public:

@@ -99,184 +99,76 @@ Index number_named(const char* text, const Index (&allowed)[N], Index fallback) 
     return fallback;
 }
 
+constexpr Index kMiB = Index{1} << 20;
+
+/// One kind of CPU and the settings it gets by default.
+struct KindDefaults {
+    CpuKind kind;
+    StreamSettings settings;
+};
+
+// The defaults per kind of CPU: no one setting was best on every kind, so each kind has the best of
+// `embed_bench --sweep` and head-to-head runs of its best settings there (tools/bench/README.md says how to run
+// them). One line of reason per entry; the EMBED_* variables force any of them (default_stream_settings).
+constexpr KindDefaults kDefaultsByKind[] = {
+    {CpuKind::amd_zen5_or_later,
+     {.row_hint = PrefetchHint::nta,           // ahead of prefetcht0 (Intel's choice) head to head on every shape
+      .row_distance_bytes = 8192,              // ahead of 4 KiB on every shape, behind it nowhere
+      .halve_distance_near_row = true,         // double rows on lines: asking about one row ahead was the slow case
+      .rows_per_step = 1,                      // with the prefetch one row beat four rows without it (Zen 3's way)
+      .wide_rows_per_step = 4,                 // each step reads the wide vector once for four rows, so it stays in L1
+      .wide_row_distance_bytes = 2048,         // four streams ask at once: 2 KiB each beat 1 KiB and 4 KiB
+      .float32_hint = PrefetchHint::nta,       // ahead of none and of t0
+      .bfloat16_hint = PrefetchHint::nta,      // ahead of t0
+      .gather_hint = PrefetchHint::nta,        // an L1 hint for the next row beat Zen 4's L2-only t2 four ahead
+      .gather_rows_ahead = 1,                  // one, two or four ahead were alike, none behind t2 four ahead
+      .stream_results_above_bytes = 32 * kMiB}},  // a result up to the shared 32 MiB L3 stays there for the next call
+    {CpuKind::amd_zen4,
+     {.row_hint = PrefetchHint::nta,           // ahead of prefetcht0 and of Zen 3's way, as on Zen 5
+      .row_distance_bytes = 4096,              // within the noise of the sweep's best on every shape
+      .halve_distance_near_row = false,        // the halving was measured on Zen 5 only
+      .rows_per_step = 1,                      // one row beat four on tables that stream and matched it in the caches
+      .wide_rows_per_step = 4,                 // one row per step lost on wide vectors, as L1 no longer held them
+      .wide_row_distance_bytes = 4096,         // the narrow rows' distance: not tuned for wide rows here
+      .float32_hint = PrefetchHint::none,      // a line holds two steps of float32, so a prefetch per line costs more
+                                               // than it brings; the hardware prefetchers find the streams alone
+      .bfloat16_hint = PrefetchHint::nta,      // unlike float32, none was slower than nta on large tables
+      .gather_hint = PrefetchHint::t2,         // fills L2 only from Zen 4 on, leaving L1 to the copy out
+      .gather_rows_ahead = 4,                  // two, four and eight ahead were alike with t1 and t2
+      .stream_results_above_bytes = 16 * kMiB}},  // streaming paid on a 25 MB result; smaller ones stay in L3
+    {CpuKind::other_with_avx512,
+     {.row_hint = PrefetchHint::t0,            // on an Intel Xeon t0 beat the hardware prefetchers alone; nta lost
+      .row_distance_bytes = 4096,              // the distance that was measured there
+      .halve_distance_near_row = false,        // the halving was measured on Zen 5 only
+      .rows_per_step = 1,                      // as on AMD's AVX-512 cores; not tuned apart
+      .wide_rows_per_step = 4,                 // the wide vector stays in L1, as on every kind
+      .wide_row_distance_bytes = 4096,         // the narrow rows' distance
+      .float32_hint = PrefetchHint::t0,        // the double loops' hint, for the same reason; not tuned apart
+      .bfloat16_hint = PrefetchHint::t0,       // the same
+      .gather_hint = PrefetchHint::t0,         // Zen 3's choice; not tuned apart
+      .gather_rows_ahead = 2,                  // the same
+      .stream_results_above_bytes = 16 * kMiB}},  // the bound measured on AMD; not tuned apart
+    {CpuKind::without_avx512,
+     {.row_hint = PrefetchHint::none,          // four rows side by side and no software prefetch won every sweep
+      .row_distance_bytes = 8192,              // for a forced hint: prefetcht0 8 KiB ahead came next
+      .halve_distance_near_row = false,        // the halving was measured on Zen 5 only
+      .rows_per_step = 4,                      // four rows side by side read well ahead of one
+      .wide_rows_per_step = 4,                 // the same for wide rows
+      .wide_row_distance_bytes = 8192,         // the narrow rows' distance
+      .float32_hint = PrefetchHint::t0,        // t0 made float32 logits much faster than no prefetch
+      .bfloat16_hint = PrefetchHint::t0,       // and bfloat16 likewise
+      .gather_hint = PrefetchHint::t0,         // every hint fills L1 on Zen 3 and all were close; t0 among the best
+      .gather_rows_ahead = 2,                  // every distance was close too
+      .stream_results_above_bytes = 16 * kMiB}},  // the bound measured on Zen 4
+};
+
 }  // namespace
 
-// From `embed_bench --sweep` and head-to-head runs of its best settings
-// (tools/bench/README.md has the runs). No one setting was good on every CPU
-// we measured, so the defaults depend on the kind of CPU:
-// - without AVX-512 (Zen 3): four rows per step, no software prefetch. Four
-//   rows side by side read 15-45 % faster than one, and no prefetch was the
-//   best setting in all four sweeps, prefetcht0 8 KiB ahead 3-8 % behind it,
-//   one row with prefetcht0 4 KiB ahead 1.14-1.47x.
-// - AMD with AVX-512 (Zen 5 and Zen 4): one row per step, the non-temporal prefetch 4
-//   KiB ahead. Head to head against prefetcht0 4 KiB ahead (Intel's choice)
-//   it was faster in every run: by 1-10 % on GPT-2's shape and the 1 GiB
-//   table in 2026-12-01's runs of 41 and 21 rounds, by 6 % and 10 % in the
-//   sweep's 20 rounds on 2026-12-02. The Zen 3 choice was 1.2-1.4x the best.
-//   On Zen 4 (2026-12-03) the sweep put it within 1 % of the best, head to
-//   head, on both shapes. On Zen 5 it asks 8 KiB ahead: earlier sweeps
-//   there had 8 KiB level with 4 KiB on GPT-2's shape and 1.06-1.08x ahead
-//   for float32 on the 1 GiB table; on 2026-12-05 the sweep's head to head
-//   (28 rounds) put 4 KiB behind 8 KiB on GPT-2's shape by 1.103x (double)
-//   and 1.159x (float32), on the 1 GiB table by 1.054x and 1.129x; one
-//   process, the two in random order, 15 rounds, per-round time of 8 KiB
-//   over 4 KiB's, median: double logits 0.934 (GPT-2) and 0.948 (1 GiB),
-//   float32 0.872 and 0.951, bfloat16 0.982 and 0.961, nearest_by_cosine
-//   0.937 and 0.986 (9 rounds). 8 KiB lost nowhere.
-// - double rows on lines about one row long, Zen 5: half the distance
-//   (halve_distance_near_row; double_row_distance_for says when). Once
-//   each row's first line was read apart (row_loops.hpp), asking about one
-//   row ahead was the slow distance for double rows that start on lines: 1 GiB
-//   tables, 8 KiB's time over 4 KiB's 1.07-1.18 at widths 896-1152 and
-//   0.85-1.03 at 256-768 and 1280-2048 (2026-12-05); in a second scan, per
-//   round over 8 KiB's, 6 KiB 1.149 on rows of 6 KiB, 12 KiB 1.183 on rows
-//   of 12 KiB, 4 KiB 1.044 on rows of 4 KiB, while 8 KiB was the fastest
-//   of 4-16 KiB on all three. Rows 16 bytes past their lines (a numpy
-//   array's) do not share it: at width 1024 4 KiB took 1.14-1.19x 8 KiB's
-//   time. So on lines 8 KiB becomes 4 KiB for rows of 7-9 KiB; one process,
-//   the default with the halving over without, per round, median of 15-21:
-//   logits 0.90-0.96 on the 1 GiB table (three runs), nearest_by_dot and
-//   nearest_by_cosine 0.90-1.02, logits 0.84 on 132000 x 1016 and 0.84-1.05
-//   on GPT-2 medium's 50257 x 1024. The float32 loops keep 8 KiB: on
-//   131072 x 2048 (rows of 8 KiB) the halving took 1.12x the time in two
-//   runs. Not measured on Zen 4, Intel or Zen 3, which do not halve.
-//   EMBED_PREFETCH_DISTANCE turns it off with the distance it forces.
-// - any other CPU with AVX-512 (Intel Xeon): one row per step, prefetcht0 4
-//   KiB ahead. On an Intel Xeon (Emerald Rapids) that took logits on GPT-2's
-//   shape from 17.7 ms with the hardware prefetchers alone to 14.7 ms, where
-//   the non-temporal hint took 23.1 ms: Zen 5's choice would cost Intel 1.6x.
-// EMBED_PREFETCH and EMBED_ROWS_PER_STEP force any of them.
-// - wide rows (a hidden vector of more than 2048 doubles, kWideVectorBytes):
-//   four rows per step on every kind. Each step reads the whole vector once
-//   for all its rows; at one row per step a float32 row of 4096 values reads
-//   32 KiB of vector for 16 KiB of row, and the vector no longer stays in
-//   L1. On Zen 4 (2026-12-03), 768 MiB double tables, rounds in random
-//   order, one row's time over four's, median: d = 768 double 0.72, float32
-//   0.61, bfloat16 0.58; d = 2048 0.92, 0.93, 1.04; d = 3072 1.04, 1.19,
-//   1.30; d = 4096 1.06, 1.27, 1.48. On Llama 3's 128256 x 4096 four rows
-//   made float32 logits 1.22x and bfloat16 1.35x faster than one. Zen 3
-//   read four rows already, and so did Zen 5's float32 and bfloat16 loops
-//   (89 % of the probe on Llama 3's shape); Zen 5's double loops on wide
-//   rows and everything on Intel are not measured.
-//   EMBED_WIDE_ROWS_PER_STEP forces it.
-// - wide rows' distance: 2 KiB ahead in each of the four rows' streams on
-//   Zen 5, the narrow rows' distance elsewhere. On Zen 5 (2026-12-04),
-//   Llama 3's 128256 x 4096, huge pages, settings in random order in one
-//   process, median of each round's time over no prefetch's: float32
-//   logits nta 1 KiB 0.76, 2 KiB 0.79, 4 KiB 0.88 (15 rounds); double
-//   logits 0.96, 0.97 and 1.12 (9 rounds), the sweep's head to head
-//   putting 4 KiB 1.06x behind 1 KiB; bfloat16 0.63-0.64 at all three.
-//   That chose 1 KiB. On the same kind of Zen 5 (2026-12-05) the sweep on
-//   that shape put 1 KiB behind 2 KiB head to head, 28 rounds each: double
-//   logits 1.070x (middle half 1.034-1.083x), float32 1.127x
-//   (1.105-1.201x); then one process, rounds in random order, five calls
-//   each, per-round time over 1 KiB's, median of 15 rounds: float32 2 KiB
-//   0.864 (0.838-0.914), 4 KiB 0.920; bfloat16 2 KiB 0.824 (0.799-0.829),
-//   4 KiB 0.857. 2 KiB is never behind 1 KiB by more than the noise in
-//   either day's runs, and well ahead in today's, so it is the default.
-//   Four streams 4 KiB ahead ask for 16 KiB at once, a whole float32 row.
-//   Not measured on Zen 4, Intel or Zen 3, which keep the distance they had.
-//   EMBED_WIDE_PREFETCH_DISTANCE (EMBED_PREFETCH_DISTANCE for the narrow
-//   rows) forces it.
-// - float32 and bfloat16: the double loops' rows per step and distance; nta
-//   for bfloat16 on AMD with AVX-512, for float32 nta on Zen 5 and no
-//   software prefetch on Zen 4, t0 for both elsewhere
-//   (EMBED_NARROW_PREFETCH forces one hint on both). Zen 4 and Zen 5 want
-//   opposite float32 hints, so the kind tells them apart by CPU family.
-//   Float32 on Zen 5 (2026-12-04, the run above), per-round time over no
-//   prefetch's: Llama 3's shape, four rows per step, nta 0.76-0.88 by
-//   distance; GPT-2's shape, one row per step 4 KiB ahead, nta 0.90 of
-//   none (21 rounds); the sweep's head to head on Llama 3's shape put no
-//   prefetch 1.24x behind nta 2 KiB.
-//   Float32 on Zen 4 (2026-12-03), huge pages, none / nta / t0 timed in
-//   random order in one process, per-round time over nta's, median of 9 to
-//   31 rounds, four runs: logits on Llama 3's shape 0.86, 0.90, 0.92, 0.94,
-//   nearest_by_dot 0.90, 0.92, 0.92, 0.94, on GPT-2's shape logits 0.82,
-//   0.95, 0.96, 0.97 and nearest_by_dot 0.84, 0.98, 0.99, 1.01 (cosine
-//   0.90-1.01, t0 0.99-1.05 of nta throughout). Each float32 line holds two
-//   steps of eight values, so a prefetch and its bookkeeping per line per
-//   row is a large share of the loop, and the hardware prefetchers find
-//   the four rows' streams without it. bfloat16 on the same runs: none took
-//   1.04-1.09x nta's time on Llama 3's shape (0.92-1.05x on GPT-2's), so it
-//   keeps nta. They had read
-//   four rows per step everywhere; on Zen 4, GPT-2's shape, rounds in random
-//   order, one row took 0.63-0.75x the time of four (float32 logits,
-//   nearest_by_dot, nearest_by_cosine; bfloat16 logits 0.63-0.67x), and on
-//   tables in the caches (512 x 64 to 4096 x 768) one was as fast or faster.
-//   On Zen 5 (2026-12-02, 8 alternating rounds) one row had taken 0.93-0.94x
-//   four's time on GPT-2's shape and 1.12-1.19x on Llama 3's: the same split
-//   by width, smaller.
-//   On Zen 3 t0 made float32 logits 1.4x faster than no prefetch. On Zen 5,
-//   four rows per step, tables in huge pages, 7 alternating runs of
-//   embed_bench (2026-12-02), medians of the share of the paired read probe,
-//   nta against t0: float32 logits 97 against 88 % on GPT-2's shape and 89
-//   against 82 % on Llama 3's, bfloat16 89 against 79 % and 88 against 75 %,
-//   float32 nearest_by_dot 97 against 89 % (an earlier 9 runs: nta ahead on
-//   three of those four logits). Not yet measured on an Intel Xeon, where t0
-//   stays for the reason the double loops' does.
-// - gather, Zen 4: prefetcht2 for the row four ahead. From Zen 4 on, AMD's
-//   prefetcht1 and prefetcht2 fill L2 only (earlier cores fill L1 on every
-//   hint), and a gather that writes each row out at once gains from leaving
-//   L1 to the copy. On a Zen 4 (2026-12-03), rounds in random order, the old
-//   default's (t0, two ahead) time over this one's, per round, median:
-//   lookup_into 1.19x (GPT-2's shape) and 1.19x (the 1 GiB table), lookup
-//   1.16x and 1.07x, float32 lookup 1.22x and 1.19x; t1 and t2 at 2, 4 and 8
-//   rows ahead were within the noise of each other.
-// - gather, Zen 5: prefetchnta for the next row. Zen 5 had taken Zen 4's
-//   choice, and its sweeps put that 1.10-1.27x behind an L1 hint in four
-//   runs of six (within 5 % in the other two). On 2026-12-05, one process,
-//   tables in huge pages, seven settings in a new random order each round,
-//   median of 7 calls each, t2 four ahead's time over each setting's, per
-//   round, median, for lookup_into / lookup / float32 lookup / bfloat16
-//   lookup: nta one ahead on GPT-2's shape 1.153 / 1.101 / 1.086 / 1.027
-//   (21 rounds) and 1.120 / 1.100 / 1.055 / 1.161 (31), on the 1 GiB table
-//   1.010 / 1.015 / 1.147 / 1.161 (15) and 1.089 / 1.031 / 1.151 / 1.087
-//   (21), on Llama 3's 128256 x 4096 1.117 / 1.092 / 1.118 / 1.026 (9).
-//   t0 or nta one, two or four ahead were all about as fast (1.02-1.18x on
-//   GPT-2's shape); nta one ahead was never behind t2 four ahead (the
-//   median ratios 1.010-1.161), and it is the hint Zen 5's row loops use.
-//   Zen 5's L1 holds 48 KiB where Zen 4's holds 32, which may be why
-//   filling it no longer costs the copy; not measured.
-// - gather, the other CPUs: prefetcht0 for the row two ahead; every hint and
-//   distance was within about 10 % on Zen 3 (where every t hint fills L1),
-//   t0 among the best. Not measured on Intel.
-// EMBED_GATHER_PREFETCH and EMBED_GATHER_ROWS_AHEAD force either.
-// - the gather's results: written with non-temporal stores past 32 MiB on
-//   Zen 5, past 16 MiB elsewhere (copy_row, lib/gather.hpp). A smaller
-//   result stays in the 32 MiB L3 a Zen core shares from call to call, and
-//   ordinary stores into it are faster. On Zen 4 streaming took lookup_into
-//   on GPT-2's shape (a 25 MB result) from 0.94-1.06 to 0.58-0.61 ms; on
-//   Zen 5 (2026-12-04, both cores, four alternating runs of one binary,
-//   the bound forced) the same result with memcpy took lookup 0.78-0.84 ms
-//   against 1.01-1.24 streamed, and lookup_into 0.78-0.83 against
-//   1.02-1.19; float32 lookup on GPT-2's shape (12.6 MB) 0.41-0.47 against
-//   0.50-0.72 ms, which the 16 MiB bound (8 before) gives every kind.
-//   Not measured on Intel or Zen 3.
-//   EMBED_STREAM_RESULTS_ABOVE_MIB forces it.
 StreamSettings default_stream_settings_for(CpuKind kind) {
-    constexpr Index kMiB = Index{1} << 20;
-    switch (kind) {
-        case CpuKind::amd_zen5_or_later:
-            return {.row_hint = PrefetchHint::nta, .row_distance_bytes = 8192, .halve_distance_near_row = true,
-                    .rows_per_step = 1, .wide_rows_per_step = 4, .wide_row_distance_bytes = 2048,
-                    .float32_hint = PrefetchHint::nta, .bfloat16_hint = PrefetchHint::nta,
-                    .gather_hint = PrefetchHint::nta, .gather_rows_ahead = 1, .stream_results_above_bytes = 32 * kMiB};
-        case CpuKind::amd_zen4:
-            return {.row_hint = PrefetchHint::nta, .row_distance_bytes = 4096, .halve_distance_near_row = false,
-                    .rows_per_step = 1, .wide_rows_per_step = 4, .wide_row_distance_bytes = 4096,
-                    .float32_hint = PrefetchHint::none, .bfloat16_hint = PrefetchHint::nta,
-                    .gather_hint = PrefetchHint::t2, .gather_rows_ahead = 4, .stream_results_above_bytes = 16 * kMiB};
-        case CpuKind::other_with_avx512:
-            return {.row_hint = PrefetchHint::t0, .row_distance_bytes = 4096, .halve_distance_near_row = false,
-                    .rows_per_step = 1, .wide_rows_per_step = 4, .wide_row_distance_bytes = 4096,
-                    .float32_hint = PrefetchHint::t0, .bfloat16_hint = PrefetchHint::t0,
-                    .gather_hint = PrefetchHint::t0, .gather_rows_ahead = 2, .stream_results_above_bytes = 16 * kMiB};
-        case CpuKind::without_avx512: break;
+    for (const KindDefaults& entry : kDefaultsByKind) {
+        if (entry.kind == kind) return entry.settings;
     }
-    return {.row_hint = PrefetchHint::none, .row_distance_bytes = 8192, .halve_distance_near_row = false,
-            .rows_per_step = 4, .wide_rows_per_step = 4, .wide_row_distance_bytes = 8192,
-            .float32_hint = PrefetchHint::t0, .bfloat16_hint = PrefetchHint::t0,
-            .gather_hint = PrefetchHint::t0, .gather_rows_ahead = 2, .stream_results_above_bytes = 16 * kMiB};
+    return kDefaultsByKind[std::size(kDefaultsByKind) - 1].settings;  // every kind has a row; else without_avx512's
 }
 
 CpuKind cpu_kind_of(bool has_avx512, bool is_amd, int family) {

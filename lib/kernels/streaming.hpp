@@ -1,10 +1,9 @@
 #pragma once
 // How the loops that stream a table ask for memory before they use it: the
 // software prefetch hint, how far ahead, and how many rows one step reads.
-// The defaults were chosen with `embed_bench --sweep` on AMD EPYC Zen 3,
-// Zen 4 and Zen 5 and with the prefetch figures measured on an Intel Xeon
-// (lib/streaming.cpp says which; tools/bench/README.md has the runs). The sweep changes them through
-// set_stream_settings to find the best setting on a new CPU. No setting
+// The defaults differ by kind of CPU (lib/streaming.cpp has them in one table, with
+// why); `embed_bench --sweep` changes them through set_stream_settings to find the
+// best setting on a new CPU (tools/bench/README.md says how). No setting
 // changes a result: every row is still summed in dot_kernel's order.
 
 #include <cstdint>
@@ -40,9 +39,9 @@ struct StreamSettings {
 /// Which CPUs the defaults are chosen for: the kinds differ in how the row loops stream best.
 enum class CpuKind {
     amd_zen4,           // AMD with AVX-512 in CPU family 25: Zen 4, which runs 512-bit work as two halves
-    amd_zen5_or_later,  // AMD with AVX-512 in a later family (26 is Zen 5): measured on Zen 5
-    other_with_avx512,  // measured on an Intel Xeon (Emerald Rapids)
-    without_avx512,     // measured on Zen 3
+    amd_zen5_or_later,  // AMD with AVX-512 in a later family (26 is Zen 5), which runs it at full width
+    other_with_avx512,  // Intel's AVX-512 cores, and any other vendor's
+    without_avx512,     // AVX2 and below (Zen 3 among them)
 };
 
 /// The kind of a CPU from what it reports: whether it has AVX-512F, whether it is AMD's, and its family

@@ -53,9 +53,8 @@ inline void pause_a_moment() {
 
 // How long a thread checks for the next step before it sleeps. Waking a
 // sleeping thread costs a system call on one side and a reschedule on the
-// other: measured on a 2-core VM (Zen 5), 512 x 64 lookup_into of 4096 ids
-// took 47 us on two threads that slept between calls, 44 us on one, and 20 us
-// on two that spin first. Calls often come back to back (a Python loop over
+// other, which can cost a small call more than a second thread saves.
+// Calls often come back to back (a Python loop over
 // the module, a batch of lookups), so the helpers spin this long after a
 // loop before they sleep, as OpenMP's threads do, and so does a caller
 // waiting for the helpers to finish.
@@ -78,15 +77,11 @@ bool spin_until(Ready ready) {
 // A loop is cut into more pieces than threads, and the pieces into one
 // contiguous share per thread. Each thread claims the next unclaimed piece of
 // its own share, then of the others' in turn, until none is left. On a shared
-// virtual machine one core can run at half speed for a while (measured here:
-// in a 1 GiB batched logits with one half per core, the caller finished its
-// half in 147 ms and then waited up to 110 ms for the other); with claimed
+// virtual machine one core can run at half speed for a while; with claimed
 // pieces the faster core takes over what the slower one has not started. And
 // while the threads keep pace, each runs the same share call after call: a
 // gather of the same ids into the same result finds its rows in its own
-// core's caches. A float32 lookup of 4096 ids on GPT-2's shape (embed_bench,
-// Zen 5) took 0.39-0.44 ms with every piece open to every thread from the
-// start, 0.29-0.37 ms with shares.
+// core's caches, which every piece open to every thread from the start lost.
 class Pool {
 public:
     // Spinning only pays while every thread has a core of its own: a helper

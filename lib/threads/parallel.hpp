@@ -39,8 +39,8 @@ void run_chunks(Index n, Index threads, Index pieces, ChunkFunction body, void* 
 void prefault_for_writing(void* data, std::size_t bytes);
 
 /// A fresh (rows, cols) table, contents unset, its pages mapped up front by prefault_for_writing: huge
-/// pages where it is large, so every later pass reads it at full speed. (In 4 KiB pages, float32 logits
-/// on GPT-2's shape read at 78-81 % of the read probe on Zen 5, in huge pages at 87-107 %.)
+/// pages where it is large, so every later pass reads it at full speed (in 4 KiB pages the TLB misses
+/// hold a streaming pass well below what memory gives).
 template <class Scalar>
 BasicTable<Scalar> mapped_table(Index rows, Index cols) {
     BasicTable<Scalar> table(rows, cols);
@@ -55,8 +55,8 @@ inline Index ceil_div(Index n, Index d) { return n / d + (n % d != 0 ? 1 : 0); }
 /// enough that each piece stays one long sequential stream.
 inline constexpr Index kPiecesPerThread = 8;
 
-/// Work (items times cost) below which one more thread or piece does not pay: a wake-up and a
-/// claim cost microseconds, this is tens of microseconds of streaming.
+/// Work (items times cost) below which one more thread or piece does not pay: this much streaming
+/// takes several times what a wake-up and a claim cost.
 inline constexpr Index kMinWorkPerPiece = Index{1} << 16;
 
 /// Threads parallel_for uses for n items of cost_per_item each: 1 means it runs on the caller alone.

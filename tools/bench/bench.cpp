@@ -92,8 +92,8 @@ void ask_for_huge_pages(void* data, std::size_t bytes) {
 template <embed::NarrowScalar Scalar>
 embed::BasicTable<Scalar> make_narrow_table(const Shape& s) {
     embed::BasicTable<Scalar> table(s.vocab, s.dim);
-    // In huge pages, as the tables load_table, to_f32 and to_bf16 return: in 4 KiB pages float32 logits on
-    // GPT-2's shape read at 78-81 % of the read probe (Zen 5), and the goals are about the kernels.
+    // In huge pages, as the tables load_table, to_f32 and to_bf16 return: in 4 KiB pages the TLB misses hold
+    // a streaming pass well below the probe, and the goals are about the kernels.
     ask_for_huge_pages(table.data(), static_cast<std::size_t>(table.size()) * sizeof(Scalar));
     embed::PythonRandom rng(embed::SEED);  // make_table fills row-major from this generator, minus 0.5
     // 256 KiB of doubles at a time: small beside any table whose peak memory --peak reports.
@@ -277,8 +277,8 @@ void register_shape(const Shape& s) {
     }
 
     add("logits", logits_body(s, table_for));
-    // The same memory read 16 bytes past each line. Until each row's first line had loads of its own ("The
-    // first line apart", lib/kernels/row_loops.hpp) this read 15-50 % faster than `logits` on Zen 5; now about as fast.
+    // The same memory read 16 bytes past each line, which once read faster than `logits` on lines: beside it,
+    // this shows whether "The first line apart" (lib/kernels/row_loops.hpp) still closes that gap.
     add("logits_rows_off_lines", logits_body(s, off_lines_view_for));
     add("logits_batched", logits_batched_body(s, table_for));
 

@@ -1,5 +1,5 @@
-// embed_load_table FILE [TENSOR]: loads a table once and prints its shape and how fast the file was read,
-// for the load figures in tools/bench/README.md (peak memory comes from /usr/bin/time -v around it).
+// embed_load_table FILE [TENSOR]: loads a table once and prints its shape and how fast the file was read
+// (tools/bench/README.md says how to run it; peak memory comes from /usr/bin/time -v around it).
 
 #include <chrono>
 #include <cstdio>
