@@ -1,5 +1,5 @@
 #pragma once
-// The row kernels of lib/kernels.hpp for tables stored in float32 or
+// The row kernels of lib/kernels/row_kernels.hpp for tables stored in float32 or
 // bfloat16. Each stored value is widened to double (exact) and every product
 // and sum is done in double in dot_kernel's order: lane j adds the products of
 // values j, j + 8, j + 16, ... in turn, the tail goes into lanes 0, 1, ...,

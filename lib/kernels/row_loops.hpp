@@ -1,6 +1,6 @@
 #pragma once
-// What the row loops of every table type share (lib/kernels.cpp for double,
-// lib/kernels_narrow.cpp for float32 and bfloat16): the eight lanes of
+// What the row loops of every table type share (lib/kernels/row_kernels.cpp for double,
+// lib/kernels/narrow_kernels.cpp for float32 and bfloat16): the eight lanes of
 // dot_kernel held as two 4-double halves, the prefetch, and the choice of
 // loop from the streaming settings. Internal; included only by the kernels.
 

@@ -45,7 +45,7 @@ Current& current() {
     return settings;
 }
 
-// The float32 and bfloat16 loops are compiled for these three hints only (lib/kernels_narrow.cpp says why).
+// The float32 and bfloat16 loops are compiled for these three hints only (lib/kernels/narrow_kernels.cpp says why).
 bool is_narrow_hint(PrefetchHint hint) {
     return hint == PrefetchHint::none || hint == PrefetchHint::nta || hint == PrefetchHint::t0;
 }
