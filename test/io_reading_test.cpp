@@ -150,8 +150,10 @@ TEST(IoReading, AFileCutShortAfterItWasOpenedIsAFormatErrorNotACrash) {
     }
 }
 
-// The same race as it happens: one thread cuts the file to its header and writes it back, over and over,
-// while this one loads it. Every load either has every value or throws FileFormatError; none may crash.
+// The same race as it happens: one thread cuts the file to its first page and writes the rest back, over
+// and over, while this one loads it. Every load either has every value or throws FileFormatError; none may
+// crash. The cut is at a page boundary: cutting inside a page zeroes the rest of that page in the page
+// cache, and a load copying it at that moment would see zeros, a mix no reader can avoid.
 TEST(IoReading, LoadingAFileThatIsCutAndRewrittenMeanwhileNeverCrashes) {
     const TempDir dir;
     constexpr Index rows = 1531;
@@ -159,13 +161,14 @@ TEST(IoReading, LoadingAFileThatIsCutAndRewrittenMeanwhileNeverCrashes) {
     const std::string bytes = counting_float32_npy(rows, cols);
     const auto file = dir.write("rewritten.npy", bytes);
     std::atomic<bool> stop = false;
+    const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    ASSERT_GT(bytes.size(), 2 * page);
     std::thread rewriter([&] {
         const int fd = ::open(file.c_str(), O_WRONLY);
+        const auto rest = static_cast<ssize_t>(bytes.size() - page);
         while (fd >= 0 && !stop) {
-            if (::ftruncate(fd, 128) != 0) break;  // the npy header's 128 bytes stay
-            if (::pwrite(fd, bytes.data() + 128, bytes.size() - 128, 128) != static_cast<ssize_t>(bytes.size() - 128)) {
-                break;
-            }
+            if (::ftruncate(fd, static_cast<off_t>(page)) != 0) break;
+            if (::pwrite(fd, bytes.data() + page, bytes.size() - page, static_cast<off_t>(page)) != rest) break;
         }
         if (fd >= 0) ::close(fd);
     });
