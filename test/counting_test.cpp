@@ -57,7 +57,8 @@ TEST(VocabGrowth, FactorZeroLeavesNoBiggerVocabulary) {
 }
 
 TEST(VocabGrowth, RejectsANegativeFactorNamingIt) {
-    EXPECT_THAT([] { embed::vocab_growth(512, 64, -1); }, ThrowsMessage<std::invalid_argument>(HasSubstr("-1")));
+    EXPECT_THAT([] { embed::vocab_growth(512, 64, -1); },
+                ThrowsMessage<std::invalid_argument>(HasSubstr("growth factor must be >= 0, got -1")));
 }
 
 TEST(VocabGrowth, RejectsNegativeSizesNamingThem) {

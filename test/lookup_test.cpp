@@ -86,21 +86,21 @@ TEST(Lookup, RejectsNegativeIdsInsteadOfWrapping) {
     const Table table = embed::make_table(10, 3, 1);
     const std::vector<Index> ids{-1};
     EXPECT_THAT([&] { embed::lookup(table, ids); },
-                ThrowsMessage<std::out_of_range>(AllOf(HasSubstr("-1"), HasSubstr("[0, 10)"))));
+                ThrowsMessage<std::out_of_range>(HasSubstr("token id -1 is outside the vocabulary [0, 10)")));
 }
 
 TEST(Lookup, RejectsTheIdEqualToTheVocabularySize) {
     const Table table = embed::make_table(10, 3, 1);
     const std::vector<Index> ids{10};
     EXPECT_THAT([&] { embed::lookup(table, ids); },
-                ThrowsMessage<std::out_of_range>(AllOf(HasSubstr("10 "), HasSubstr("[0, 10)"))));
+                ThrowsMessage<std::out_of_range>(HasSubstr("token id 10 is outside the vocabulary [0, 10)")));
 }
 
 TEST(Lookup, RejectsAHugeIdWithoutTruncatingIt) {
     const Table table = embed::make_table(embed::VOCAB, embed::DIM, embed::SEED);
     const std::vector<Index> ids{Index{1} << 40};
     EXPECT_THAT([&] { embed::lookup(table, ids); },
-                ThrowsMessage<std::out_of_range>(AllOf(HasSubstr("1099511627776"), HasSubstr("[0, 512)"))));
+                ThrowsMessage<std::out_of_range>(HasSubstr("token id 1099511627776 is outside the vocabulary [0, 512)")));
 }
 
 TEST(Lookup, EveryIdOfAnEmptyTableIsOutOfRange) {
@@ -115,7 +115,7 @@ TEST(Lookup, OneBadIdAmongGoodOnesChangesNothingAndReturnsNothing) {
     const Table before = table;
     const std::vector<Index> ids{0, 1, 2, 3, 42, 4};
     Table result = Table::Constant(2, 2, -9.0);
-    EXPECT_THAT([&] { result = embed::lookup(table, ids); }, ThrowsMessage<std::out_of_range>(HasSubstr("42")));
+    EXPECT_THAT([&] { result = embed::lookup(table, ids); }, ThrowsMessage<std::out_of_range>(HasSubstr("token id 42 is outside the vocabulary [0, 10)")));
     EXPECT_TRUE(AllClose(result, Table::Constant(2, 2, -9.0), 0.0));
     EXPECT_TRUE(AllClose(table, before, 0.0));
 }
@@ -170,7 +170,7 @@ TEST(LookupInto, OneBadIdAmongGoodOnesWritesNothing) {
     const std::vector<Index> ids{0, 1, Index{1} << 40, 2};
     Table out = Table::Constant(4, 3, -9.0);
     EXPECT_THAT([&] { embed::lookup_into(table, ids, out); },
-                ThrowsMessage<std::out_of_range>(AllOf(HasSubstr("1099511627776"), HasSubstr("[0, 10)"))));
+                ThrowsMessage<std::out_of_range>(HasSubstr("token id 1099511627776 is outside the vocabulary [0, 10)")));
     EXPECT_TRUE(AllClose(out, Table::Constant(4, 3, -9.0), 0.0));
 }
 

@@ -85,7 +85,8 @@ TEST(ScaledLookup, RejectsANegativeDimNamingItAndChangesNothing) {
     const Table table = embed::make_table(5, 2, 6);
     const Table before = table;
     const std::vector<Index> ids{1};
-    EXPECT_THAT([&] { embed::scaled_lookup(table, ids, -1); }, ThrowsMessage<std::invalid_argument>(HasSubstr("-1")));
+    EXPECT_THAT([&] { embed::scaled_lookup(table, ids, -1); },
+                ThrowsMessage<std::invalid_argument>(HasSubstr("dim must be >= 0, got -1")));
     EXPECT_TRUE(AllClose(table, before, 0.0));
 }
 

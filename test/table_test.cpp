@@ -93,9 +93,9 @@ TEST(MakeTable, ZeroSizesGiveEmptyTablesOfThatShape) {
 
 TEST(MakeTable, RejectsNegativeSizesNamingTheValue) {
     EXPECT_THAT([] { embed::make_table(-1, 64, embed::SEED); },
-                ThrowsMessage<std::invalid_argument>(HasSubstr("-1")));
+                ThrowsMessage<std::invalid_argument>(HasSubstr("vocab must be >= 0, got -1")));
     EXPECT_THAT([] { embed::make_table(512, -7, embed::SEED); },
-                ThrowsMessage<std::invalid_argument>(HasSubstr("-7")));
+                ThrowsMessage<std::invalid_argument>(HasSubstr("dim must be >= 0, got -7")));
 }
 
 TEST(MakeTable, RejectsSizesWhoseProductOverflows) {

@@ -1,10 +1,15 @@
-// Converting a described tensor's bytes to doubles, float32 or bfloat16, a chunk at a time.
+// Converting a described tensor's bytes to doubles, float32 or bfloat16, a chunk at a time. Each chunk is
+// read from the source by offset (see byte_source.hpp): a tensor stored as the table's own type, in this
+// machine's byte order, is read straight into the table; any other into a buffer and converted from there.
 
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <exception>
+#include <mutex>
 #include <type_traits>
+#include <vector>
 
 #include "threads/float_mode.hpp"
 #include "io/formats.hpp"
@@ -15,8 +20,8 @@
 namespace embed::io {
 namespace {
 
-/// Elements converted per chunk: large enough to stream, small enough to stay in cache; a multiple of 32
-/// so a chunk of Q8_0 is whole blocks.
+/// Elements read and converted per chunk: large enough to stream, small enough for the buffer to stay in
+/// cache; a multiple of 32 so a chunk of Q8_0 is whole blocks.
 constexpr std::uint64_t chunk_elements = std::uint64_t{1} << 16;
 
 /// Q8_0 (as llama.cpp): blocks of 32 values, each an fp16 scale then 32 int8; value = scale * int8.
@@ -112,12 +117,10 @@ const char* exact_sources() {
     return "bfloat16 only";
 }
 
-/// Elements [first, first + count) of a tensor stored one value per element, converted into out. Only the
+/// count elements of a tensor stored one value per element, their bytes at p, converted into out. Only the
 /// element types Out holds exactly are converted; require_loadable<Out> has refused the others.
 template <class Out>
-void convert_elements(const TensorEntry& entry, Bytes bytes, std::uint64_t first, std::uint64_t count, Out* out) {
-    const std::uint64_t width = element_bytes(entry.type);
-    const std::byte* p = bytes.data() + entry.offset + first * width;
+void convert_elements(const TensorEntry& entry, const std::byte* p, std::uint64_t count, Out* out) {
     const bool big = entry.big_endian;
     switch (entry.type) {
         case ElementType::f64:
@@ -147,10 +150,9 @@ void convert_elements(const TensorEntry& entry, Bytes bytes, std::uint64_t first
     }
 }
 
-/// Elements [first, first + count) of a Q8_0 tensor, first and count multiples of 32, converted into out.
+/// count elements of a Q8_0 tensor (a multiple of 32), their blocks' bytes at block, converted into out.
 template <class Out>
-void convert_q8_0(const TensorEntry& entry, Bytes bytes, std::uint64_t first, std::uint64_t count, Out* out) {
-    const std::byte* block = bytes.data() + entry.offset + first / q8_0_block * q8_0_block_bytes;
+void convert_q8_0(const std::byte* block, std::uint64_t count, Out* out) {
     for (std::uint64_t b = 0; b < count / q8_0_block; ++b, block += q8_0_block_bytes) {
         // llama.cpp multiplies in float; an fp16 times an int8 needs at most 19 significant bits, so the
         // product is exact in float and in double alike.
@@ -162,7 +164,7 @@ void convert_q8_0(const TensorEntry& entry, Bytes bytes, std::uint64_t first, st
     }
 }
 
-/// The byte range elements [first, first + count) occupy, for ChunkDone.
+/// The byte range elements [first, first + count) occupy in the file: its offset and size.
 std::pair<std::uint64_t, std::uint64_t> element_range(const TensorEntry& entry, std::uint64_t first,
                                                       std::uint64_t count) {
     if (entry.type == ElementType::q8_0) {
@@ -172,22 +174,48 @@ std::pair<std::uint64_t, std::uint64_t> element_range(const TensorEntry& entry, 
     return {entry.offset + first * width, count * width};
 }
 
+/// count elements of entry, their bytes at raw, converted into out.
 template <class Out>
-void convert(const TensorEntry& entry, Bytes bytes, std::uint64_t first, std::uint64_t count, Out* out) {
+void convert(const TensorEntry& entry, const std::byte* raw, std::uint64_t count, Out* out) {
     if constexpr (!holds_exactly<Out>(ElementType::q8_0)) {
-        convert_elements(entry, bytes, first, count, out);
+        convert_elements(entry, raw, count, out);
     } else if (entry.type == ElementType::q8_0) {
-        convert_q8_0(entry, bytes, first, count, out);
+        convert_q8_0(raw, count, out);
     } else {
-        convert_elements(entry, bytes, first, count, out);
+        convert_elements(entry, raw, count, out);
     }
+}
+
+/// Whether entry's bytes are already Out's, in this machine's byte order, so they need no conversion.
+template <class Out>
+bool stored_as(const TensorEntry& entry) {
+    if (entry.big_endian != (std::endian::native == std::endian::big)) return false;
+    if constexpr (std::is_same_v<Out, double>) return entry.type == ElementType::f64;
+    if constexpr (std::is_same_v<Out, float>) return entry.type == ElementType::f32;
+    return entry.type == ElementType::bf16;
+}
+
+/// Elements [first, first + count) of entry read from source into out: straight in when they are stored as
+/// Out, else through buffer (resized as needed) and converted.
+template <class Out>
+void read_elements(const TensorEntry& entry, const ByteSource& source, std::uint64_t first, std::uint64_t count,
+                   Out* out, std::vector<std::byte>& buffer) {
+    const auto [offset, size] = element_range(entry, first, count);
+    if (stored_as<Out>(entry)) {
+        source.read(offset, size, reinterpret_cast<std::byte*>(out));
+        return;
+    }
+    buffer.resize(static_cast<std::size_t>(size));
+    source.read(offset, size, buffer.data());
+    convert(entry, buffer.data(), count, out);
 }
 
 /// Throws FileFormatError unless entry is a 2-D tensor of an element type we convert, no dimension larger
 /// than the file. A table with entries meets that by itself (each entry takes at least a byte); an empty one
 /// such as (2^62, 0) must not, or every loop over its rows would run for ever.
 template <class Out>
-void require_loadable(const TensorEntry& entry, Bytes bytes, const std::filesystem::path& file) {
+void require_loadable(const TensorEntry& entry, const ByteSource& source) {
+    const std::filesystem::path& file = source.path();
     if (entry.shape.size() != 2) {
         throw FileFormatError(file, "tensor '" + entry.name + "' has " + std::to_string(entry.shape.size()) +
                                         " dimensions; a table needs 2");
@@ -197,9 +225,9 @@ void require_loadable(const TensorEntry& entry, Bytes bytes, const std::filesyst
                                         "; supported: float64, float32, float16, bfloat16, Q8_0");
     }
     for (const std::int64_t extent : entry.shape) {
-        if (static_cast<std::uint64_t>(extent) > bytes.size()) {
+        if (static_cast<std::uint64_t>(extent) > source.size()) {
             throw FileFormatError(file, "tensor '" + entry.name + "' has shape " + shape_text(entry.shape) +
-                                            ", a dimension larger than the file's " + std::to_string(bytes.size()) +
+                                            ", a dimension larger than the file's " + std::to_string(source.size()) +
                                             " bytes");
         }
     }
@@ -218,70 +246,66 @@ bool is_loadable(const TensorEntry& entry) {
 }
 
 template <class Out>
-void decode_rows(const TensorEntry& entry, Bytes bytes, const std::filesystem::path& file, Index first,
-                 Index count, Eigen::Ref<BasicTable<Out>> out, const ChunkDone& done) {
+void decode_rows(const TensorEntry& entry, const ByteSource& source, Index first, Index count,
+                 Eigen::Ref<BasicTable<Out>> out) {
     const detail::DefaultFloatMode float_mode;  // the conversions keep subnormals and round to nearest
-    require_loadable<Out>(entry, bytes, file);
+    require_loadable<Out>(entry, source);
     const auto vocab = static_cast<std::uint64_t>(entry.shape[0]);
     const auto dim = static_cast<std::uint64_t>(entry.shape[1]);
+    std::vector<std::byte> buffer;
     if (entry.fortran_order) {
-        // Column-major: element (r, c) is at c * V + r. Each column's slice of rows is contiguous, and is
-        // done with once converted.
+        // Column-major: element (r, c) is at c * V + r. Each column's slice of rows is contiguous.
         std::vector<Out> column(static_cast<std::size_t>(count));
         for (std::uint64_t c = 0; c < dim; ++c) {
             const std::uint64_t start = c * vocab + static_cast<std::uint64_t>(first);
-            convert(entry, bytes, start, static_cast<std::uint64_t>(count), column.data());
+            read_elements(entry, source, start, static_cast<std::uint64_t>(count), column.data(), buffer);
             for (Index r = 0; r < count; ++r) out(r, static_cast<Index>(c)) = column[static_cast<std::size_t>(r)];
-            if (done) {
-                const auto [offset, size] = element_range(entry, start, static_cast<std::uint64_t>(count));
-                done(offset, size);
-            }
         }
         return;
     }
-    // Row-major: rows [first, first + count) are one contiguous run of elements, converted a chunk at a time
-    // straight into out's rows (out may be a block with its own stride, so row by row within a chunk).
+    // Row-major: rows [first, first + count) are one contiguous run of elements, read a chunk at a time
+    // straight into out's rows (out may be a block with its own stride, so row by row then).
     const std::uint64_t begin = static_cast<std::uint64_t>(first) * dim;
     const std::uint64_t total = static_cast<std::uint64_t>(count) * dim;
     if (out.outerStride() == out.cols() || count <= 1) {
         for (std::uint64_t at = 0; at < total; at += chunk_elements) {
-            const std::uint64_t n = std::min(chunk_elements, total - at);
-            convert(entry, bytes, begin + at, n, out.data() + at);
-            if (done) {
-                const auto [offset, size] = element_range(entry, begin + at, n);
-                done(offset, size);
-            }
+            read_elements(entry, source, begin + at, std::min(chunk_elements, total - at), out.data() + at, buffer);
         }
         return;
     }
     for (Index r = 0; r < count; ++r) {
-        convert(entry, bytes, begin + static_cast<std::uint64_t>(r) * dim, dim, out.row(r).data());
+        read_elements(entry, source, begin + static_cast<std::uint64_t>(r) * dim, dim, out.row(r).data(), buffer);
     }
 }
 
 template <class Out>
-BasicTable<Out> decode_table(const TensorEntry& entry, Bytes bytes, const std::filesystem::path& file,
-                             const ChunkDone& done) {
-    require_loadable<Out>(entry, bytes, file);
+BasicTable<Out> decode_table(const TensorEntry& entry, const ByteSource& source) {
+    require_loadable<Out>(entry, source);
     // Writing the fresh table costs more in page faults than converting the file; map its pages first.
     BasicTable<Out> table = detail::mapped_table<Out>(entry.shape[0], entry.shape[1]);
     if (entry.fortran_order) {
-        decode_rows<Out>(entry, bytes, file, 0, table.rows(), table, done);
+        decode_rows<Out>(entry, source, 0, table.rows(), table);
         return table;
     }
-    // Row-major files convert in parallel, a block of rows per piece; decode_rows cannot throw once the
-    // entry is known to be loadable.
+    // Row-major files are read in parallel, a block of rows per piece. parallel_for's pieces must not throw,
+    // and a read can (the file shrank since it was opened): the first error is kept and thrown here.
+    std::exception_ptr error;
+    std::mutex error_mutex;
     detail::parallel_for(table.rows(), table.cols(), [&](Index begin, Index end) {
-        decode_rows<Out>(entry, bytes, file, begin, end - begin, table.middleRows(begin, end - begin), done);
+        try {
+            decode_rows<Out>(entry, source, begin, end - begin, table.middleRows(begin, end - begin));
+        } catch (...) {
+            const std::lock_guard lock(error_mutex);
+            if (!error) error = std::current_exception();
+        }
     });
+    if (error) std::rethrow_exception(error);
     return table;
 }
 
-template void decode_rows<double>(const TensorEntry&, Bytes, const std::filesystem::path&, Index, Index,
-                                  Eigen::Ref<Table>, const ChunkDone&);
-template Table decode_table<double>(const TensorEntry&, Bytes, const std::filesystem::path&, const ChunkDone&);
-template TableF32 decode_table<float>(const TensorEntry&, Bytes, const std::filesystem::path&, const ChunkDone&);
-template TableBF16 decode_table<Eigen::bfloat16>(const TensorEntry&, Bytes, const std::filesystem::path&,
-                                                 const ChunkDone&);
+template void decode_rows<double>(const TensorEntry&, const ByteSource&, Index, Index, Eigen::Ref<Table>);
+template Table decode_table<double>(const TensorEntry&, const ByteSource&);
+template TableF32 decode_table<float>(const TensorEntry&, const ByteSource&);
+template TableBF16 decode_table<Eigen::bfloat16>(const TensorEntry&, const ByteSource&);
 
 }  // namespace embed::io

@@ -3,23 +3,19 @@
 // holds, produced from the file's bytes before any tensor data is touched, and
 // the one decoder that turns a described tensor into a table of double, float32 or bfloat16.
 //
-// Parsers work on bytes in memory (a mapped file, or a fuzzer's input), so the
-// same code runs for load_table and for the fuzz targets.
+// Parsers and the decoder read through a ByteSource (the file by pread, or a
+// fuzzer's input in memory), so the same code runs for load_table and for the
+// fuzz targets.
 
-#include <bit>
-#include <cstddef>
 #include <cstdint>
-#include <functional>
-#include <span>
 #include <string>
 #include <vector>
 
 #include "embed/io.hpp"
 #include "embed/types.hpp"
+#include "io/byte_source.hpp"
 
 namespace embed::io {
-
-using Bytes = std::span<const std::byte>;
 
 /// The element types the decoder converts to double; `other` is listed but never loaded.
 enum class ElementType { f64, f32, f16, bf16, q8_0, other };
@@ -41,30 +37,26 @@ struct Contents {
     std::vector<TensorEntry> tensors;
 };
 
-/// Parses a .npy file held in bytes; file names it in errors.
-Contents parse_npy(Bytes bytes, const std::filesystem::path& file);
-/// Parses a .safetensors file held in bytes; file names it in errors.
-Contents parse_safetensors(Bytes bytes, const std::filesystem::path& file);
-/// Parses a .gguf file held in bytes; file names it in errors.
-Contents parse_gguf(Bytes bytes, const std::filesystem::path& file);
-
-/// Called after each chunk of tensor data has been converted, with its absolute byte range, so a mapped
-/// file can drop those pages and a load never holds the file and the table in memory at once.
-using ChunkDone = std::function<void(std::uint64_t offset, std::uint64_t size)>;
+/// Parses a .npy file's header from source, reading no tensor data; errors name source.path().
+Contents parse_npy(const ByteSource& source);
+/// Parses a .safetensors file's header from source, reading no tensor data; errors name source.path().
+Contents parse_safetensors(const ByteSource& source);
+/// Parses a .gguf file's header from source, reading no tensor data; errors name source.path().
+Contents parse_gguf(const ByteSource& source);
 
 /// Whether entry is something decode_rows can read: 2-D and a supported element type.
 bool is_loadable(const TensorEntry& entry);
 
-/// Rows [first, first + count) of entry (V, d), converted exactly to Out (double, float or bfloat16) into
-/// out (count, d). Throws FileFormatError unless is_loadable(entry) and Out holds every value of its dtype
-/// (float: all but float64; bfloat16: bfloat16 only). bytes is the whole file the entry was parsed from.
+/// Rows [first, first + count) of entry (V, d), read from source (the file the entry was parsed from) and
+/// converted exactly to Out (double, float or bfloat16) into out (count, d). Throws FileFormatError unless
+/// is_loadable(entry) and Out holds every value of its dtype (float: all but float64; bfloat16: bfloat16
+/// only), or when the file has shrunk below the entry's bytes since it was parsed.
 template <class Out = double>
-void decode_rows(const TensorEntry& entry, Bytes bytes, const std::filesystem::path& file, Index first,
-                 Index count, Eigen::Ref<BasicTable<Out>> out, const ChunkDone& done = {});
+void decode_rows(const TensorEntry& entry, const ByteSource& source, Index first, Index count,
+                 Eigen::Ref<BasicTable<Out>> out);
 
-/// The whole of entry as a (V, d) table of Out: decode_rows over every row.
+/// The whole of entry as a (V, d) table of Out: decode_rows over every row, a block of rows per thread.
 template <class Out = double>
-BasicTable<Out> decode_table(const TensorEntry& entry, Bytes bytes, const std::filesystem::path& file,
-                             const ChunkDone& done = {});
+BasicTable<Out> decode_table(const TensorEntry& entry, const ByteSource& source);
 
 }  // namespace embed::io

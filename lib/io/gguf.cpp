@@ -76,7 +76,7 @@ GgmlType ggml_type(std::uint32_t id) {
 /// Reads the file's header, metadata and tensor infos in order.
 class GgufParser {
 public:
-    GgufParser(Bytes bytes, const std::filesystem::path& file) : reader_(bytes, file), file_(file) {}
+    explicit GgufParser(const ByteSource& source) : reader_(source), file_(source.path()) {}
 
     Contents parse() {
         read_header();
@@ -267,6 +267,6 @@ private:
 
 }  // namespace
 
-Contents parse_gguf(Bytes bytes, const std::filesystem::path& file) { return GgufParser(bytes, file).parse(); }
+Contents parse_gguf(const ByteSource& source) { return GgufParser(source).parse(); }
 
 }  // namespace embed::io

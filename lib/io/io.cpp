@@ -7,7 +7,7 @@
 
 #include "embed/io.hpp"
 #include "io/formats.hpp"
-#include "io/mapped_file.hpp"
+#include "io/byte_source.hpp"
 
 namespace embed {
 
@@ -37,34 +37,29 @@ Format format_of(const std::filesystem::path& file) {
                                 "'; supported: .npy, .safetensors, .gguf");
 }
 
-/// A mapped file and what its parser found in it.
+/// An open file and what its parser found in it.
 struct OpenFile {
     std::filesystem::path path;
     Format format;
-    MappedFile map;
+    FileSource source;
     Contents contents;
 
     explicit OpenFile(const std::filesystem::path& file)
-        : path(file), format(format_of(file)), map(file), contents(parse(map.bytes())) {}
+        : path(file), format(format_of(file)), source(file), contents(parse()) {}
 
-    Contents parse(Bytes bytes) const {
+    Contents parse() const {
         switch (format) {
-            case Format::npy: return parse_npy(bytes, path);
-            case Format::safetensors: return parse_safetensors(bytes, path);
+            case Format::npy: return parse_npy(source);
+            case Format::safetensors: return parse_safetensors(source);
             case Format::gguf: break;
         }
-        return parse_gguf(bytes, path);
+        return parse_gguf(source);
     }
 
-    /// What the decoder calls after each chunk: drop the file's pages it has converted.
-    ChunkDone release() const {
-        return [this](std::uint64_t offset, std::uint64_t size) { map.release(offset, size); };
-    }
-
-    /// Decodes entry into a table of Out, dropping the file's pages as they are converted.
+    /// Decodes entry into a table of Out.
     template <class Out>
     BasicTable<Out> decode(const TensorEntry& entry) const {
-        return decode_table<Out>(entry, map.bytes(), path, release());
+        return decode_table<Out>(entry, source);
     }
 };
 
@@ -168,8 +163,8 @@ bool same_values(const OpenFile& file, const TensorEntry& a, const TensorEntry& 
     Table rows_b(std::min(block, vocab), dim);
     for (Index first = 0; first < vocab; first += block) {
         const Index count = std::min(block, vocab - first);
-        decode_rows<double>(a, file.map.bytes(), file.path, first, count, rows_a.topRows(count), file.release());
-        decode_rows<double>(b, file.map.bytes(), file.path, first, count, rows_b.topRows(count), file.release());
+        decode_rows<double>(a, file.source, first, count, rows_a.topRows(count));
+        decode_rows<double>(b, file.source, first, count, rows_b.topRows(count));
         // Bit for bit: NaNs with equal bits are equal, and 0.0 differs from -0.0.
         const auto bytes = static_cast<std::size_t>(count * dim) * sizeof(double);
         if (std::memcmp(rows_a.data(), rows_b.data(), bytes) != 0) return false;

@@ -171,8 +171,9 @@ std::pair<ElementType, bool> element_type_of(const std::string& descr, const std
 
 }  // namespace
 
-Contents parse_npy(Bytes bytes, const std::filesystem::path& file) {
-    ByteReader reader(bytes, file);
+Contents parse_npy(const ByteSource& source) {
+    const std::filesystem::path& file = source.path();
+    ByteReader reader(source);
     static constexpr std::string_view magic = "\x93NUMPY";
     if (reader.text(magic.size(), "npy magic") != magic) {
         reader.fail("does not start with the npy magic \\x93NUMPY");

@@ -132,8 +132,9 @@ void require_tiling(std::vector<TensorEntry> entries, std::uint64_t data_start, 
 
 }  // namespace
 
-Contents parse_safetensors(Bytes bytes, const std::filesystem::path& file) {
-    ByteReader reader(bytes, file);
+Contents parse_safetensors(const ByteSource& source) {
+    const std::filesystem::path& file = source.path();
+    ByteReader reader(source);
     const std::uint64_t header_length = reader.u64("safetensors header length");
     if (header_length > max_header_bytes) {
         reader.fail("safetensors header length " + std::to_string(header_length) + " is above the limit of " +

@@ -234,7 +234,7 @@ inline PrefetchHint narrow_hint_of(const StreamSettings& settings, const Eigen::
 // and rows per step is its own copy of the loop in three instruction sets,
 // and the double loops' fifteen pairs made this file take minutes to
 // compile. The hint matters, and not the same way on every kind of CPU:
-// lib/streaming.cpp says which setting each kind gets and why.
+// lib/kernels/streaming.cpp says which setting each kind gets and why.
 template <class Acc, bool kSquares, class Narrow>
 [[gnu::always_inline]] inline void narrow_rows(const Narrow* rows, Index count, Index dim, const double* x,
                                                double* out, double* squares, bool prefetch) {

@@ -98,7 +98,7 @@ template <class Step>
 // start to end, with locality Hint (PrefetchHint; -1 asks nothing). The
 // address is computed as an integer because it may lie past the table's end,
 // where prefetching is harmless but pointer arithmetic is not allowed. Which
-// hint and distance: see default_stream_settings (lib/streaming.cpp).
+// hint and distance: see default_stream_settings (lib/kernels/streaming.cpp).
 template <int Hint>
 [[gnu::always_inline]] inline void prefetch_ahead(const void* p, std::uintptr_t distance) {
     if constexpr (Hint >= 0) {

@@ -1,7 +1,7 @@
 #pragma once
 // How the loops that stream a table ask for memory before they use it: the
 // software prefetch hint, how far ahead, and how many rows one step reads.
-// The defaults differ by kind of CPU (lib/streaming.cpp has them in one table, with
+// The defaults differ by kind of CPU (lib/kernels/streaming.cpp has them in one table, with
 // why); `embed_bench --sweep` changes them through set_stream_settings to find the
 // best setting on a new CPU (tools/bench/README.md says how). No setting
 // changes a result: every row is still summed in dot_kernel's order.
@@ -110,7 +110,7 @@ inline Index row_distance_for(const StreamSettings& settings, Index dim) {
 }
 
 /// row_distance_for for the double row loops: halved when halve_distance_near_row is set, the rows start on
-/// lines and it lands near the next row (at 8 KiB, rows of more than 7 and less than 9 KiB; lib/streaming.cpp
+/// lines and it lands near the next row (at 8 KiB, rows of more than 7 and less than 9 KiB; lib/kernels/streaming.cpp
 /// says why). The float32 and bfloat16 loops ask row_distance_for as it is.
 inline Index double_row_distance_for(const StreamSettings& settings, Index dim, bool rows_on_lines) {
     const Index distance = row_distance_for(settings, dim);

@@ -10,14 +10,13 @@
 
 namespace embed::fuzz {
 
-using Parser = io::Contents (*)(io::Bytes, const std::filesystem::path&);
+using Parser = io::Contents (*)(const io::ByteSource&);
 
 inline int parse_and_decode(Parser parse, const std::uint8_t* data, std::size_t size) {
-    const std::filesystem::path name("fuzz-input");
-    const io::Bytes bytes(reinterpret_cast<const std::byte*>(data), size);
+    const io::MemorySource source(io::Bytes(reinterpret_cast<const std::byte*>(data), size), "fuzz-input");
     try {
-        for (const io::TensorEntry& entry : parse(bytes, name).tensors) {
-            if (io::is_loadable(entry)) io::decode_table(entry, bytes, name);
+        for (const io::TensorEntry& entry : parse(source).tensors) {
+            if (io::is_loadable(entry)) io::decode_table(entry, source);
         }
     } catch (const FileFormatError&) {
     }

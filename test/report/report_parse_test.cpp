@@ -3,13 +3,16 @@
 // win anywhere, and every refusal is checked word for word, with the value
 // and the allowed range it states.
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -89,21 +92,60 @@ TEST(ReportParse, EqualsSplitsAtTheFirstEqualsSign) {
     EXPECT_EQ(parse({"--out-dir=" + (dir / "a=b")}).out_dir, (dir / "a=b"));
 }
 
-TEST(ReportParse, EveryValuedFlagInTheTableTakesItsDefaultInBothSpellings) {
+// Every field of a Command compared, so a flag stored in the wrong field, or dropped, shows.
+void expect_same_command(const Command& got, const Command& want, const std::string& line) {
+    EXPECT_EQ(got.action, want.action) << line;
+    EXPECT_EQ(got.out_dir, want.out_dir) << line;
+    EXPECT_EQ(got.table, want.table) << line;
+    EXPECT_EQ(got.inputs.vocab, want.inputs.vocab) << line;
+    EXPECT_EQ(got.inputs.dim, want.inputs.dim) << line;
+    EXPECT_EQ(got.inputs.seed, want.inputs.seed) << line;
+    EXPECT_EQ(got.inputs.probe, want.inputs.probe) << line;
+    EXPECT_EQ(got.inputs.k, want.inputs.k) << line;
+    EXPECT_EQ(got.inputs.pick, want.inputs.pick) << line;
+    EXPECT_EQ(got.inputs.stretch_factor, want.inputs.stretch_factor) << line;
+    EXPECT_EQ(got.inputs.growth, want.inputs.growth) << line;
+    EXPECT_EQ(got.inputs.source.has_value(), want.inputs.source.has_value()) << line;
+}
+
+// Each valued flag alone, in both spellings, with a value that is neither its default nor any other
+// flag's value: it must land in its own field and leave every other field at its default.
+TEST(ReportParse, EachValuedFlagAloneSetsItsOwnFieldAndNoOther) {
+    FreshDir dir;
+    const std::string out_dir = dir.path().string();
+    struct Case {
+        std::string value;
+        std::function<void(Command&)> expected;  // what the flag changes in the default command
+    };
+    const std::map<std::string, Case> cases = {
+        {"--out-dir", {out_dir, [&](Command& c) { c.out_dir = out_dir; }}},
+        {"--table", {"model.safetensors:wte", [](Command& c) { c.table = "model.safetensors:wte"; }}},
+        {"--vocab", {"300", [](Command& c) { c.inputs.vocab = 300; }}},
+        {"--dim", {"24", [](Command& c) { c.inputs.dim = 24; }}},
+        {"--seed", {"18446744073709551615", [](Command& c) { c.inputs.seed = 18446744073709551615ULL; }}},
+        {"--probe", {"11", [](Command& c) { c.inputs.probe = 11; }}},
+        {"--k", {"7", [](Command& c) { c.inputs.k = 7; }}},
+        {"--pick", {"2", [](Command& c) { c.inputs.pick = 2; }}},
+        {"--stretch-factor", {"3.5", [](Command& c) { c.inputs.stretch_factor = 3.5; }}},
+        {"--growth", {"3", [](Command& c) { c.inputs.growth = 3; }}},
+    };
     const Command defaults = parse({});
+    std::size_t valued_flags = 0;
     for (const embed::report::Flag& flag : embed::report::flag_table()) {
         if (flag.metavar.empty()) continue;
+        ++valued_flags;
         const std::string name(flag.name);
-        const std::string value = embed::report::default_text(flag);
+        const auto found = cases.find(name);
+        ASSERT_NE(found, cases.end()) << name << " is a valued flag this test has no case for";
+        ASSERT_NE(found->second.value, embed::report::default_text(flag)) << name;
+        Command want = defaults;
+        found->second.expected(want);
+        const std::string& value = found->second.value;
         for (const auto& args : {std::vector<std::string>{name, value}, std::vector<std::string>{name + "=" + value}}) {
-            const Command c = parse(args);
-            EXPECT_EQ(c.out_dir, defaults.out_dir) << args[0];
-            EXPECT_EQ(c.inputs.vocab, defaults.inputs.vocab) << args[0];
-            EXPECT_EQ(c.inputs.seed, defaults.inputs.seed) << args[0];
-            EXPECT_EQ(c.inputs.pick, defaults.inputs.pick) << args[0];
-            EXPECT_EQ(c.inputs.stretch_factor, defaults.inputs.stretch_factor) << args[0];
+            expect_same_command(parse(args), want, args[0]);
         }
     }
+    EXPECT_EQ(valued_flags, cases.size()) << "every case names a flag of the table";
 }
 
 TEST(ReportParse, HelpAnywhereWinsEvenAfterABadFlagOrValue) {
@@ -224,15 +266,46 @@ TEST(ReportParse, AnOutDirThatCannotTakeTheFilesIsABadArgument) {
     EXPECT_EQ(refusal({"--out-dir="}), "--out-dir '' does not exist (allowed: an existing, writable directory)");
 }
 
+// The refusal args get from a process that is not root: root may write into any directory, so as root
+// (CI runs so) the parse runs in a forked child that has given up root for nobody (65534) first.
+std::string refusal_without_root(const std::vector<std::string>& args) {
+    if (::geteuid() != 0) return refusal(args);
+    int pipe_fds[2];
+    if (::pipe(pipe_fds) != 0) return "(no pipe)";
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::close(pipe_fds[0]);
+        if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(3);
+        const std::string message = refusal(args);
+        const bool written = ::write(pipe_fds[1], message.data(), message.size()) ==
+                             static_cast<ssize_t>(message.size());
+        ::_exit(written ? 0 : 4);
+    }
+    ::close(pipe_fds[1]);
+    std::string message;
+    char buffer[512];
+    for (ssize_t got; (got = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) message.append(buffer, static_cast<std::size_t>(got));
+    ::close(pipe_fds[0]);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        return "(the child ended with status " + std::to_string(status) + ")";
+    }
+    return message;
+}
+
 TEST(ReportParse, AnOutDirWithoutWritePermissionIsABadArgument) {
     FreshDir dir;
-    const fs::path locked = dir / "locked";
+    // Readable and searchable by everyone, so nobody reaches the locked directory and finds it read-only.
+    fs::permissions(dir.path(), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                    fs::perms::others_read | fs::perms::others_exec);
+    const fs::path locked = dir.path() / "locked";
     fs::create_directory(locked);
-    fs::permissions(locked, fs::perms::owner_read | fs::perms::owner_exec);
-    if (::access(locked.c_str(), W_OK) == 0) GTEST_SKIP() << "this user (root?) may write to a read-only directory";
-    EXPECT_EQ(refusal({"--out-dir", locked.string()}), "--out-dir '" + locked.string() +
-                                                          "' is not writable: Permission denied (allowed: an "
-                                                          "existing, writable directory)");
+    fs::permissions(locked, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                                fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+    EXPECT_EQ(refusal_without_root({"--out-dir", locked.string()}),
+              "--out-dir '" + locked.string() +
+                  "' is not writable: Permission denied (allowed: an existing, writable directory)");
 }
 
 TEST(ReportParse, UsageNamesEveryDefaultAndBothSpellings) {

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -20,6 +22,7 @@
 
 #include "cli.hpp"
 #include "fresh_dir.hpp"
+#include "json_in_markdown.hpp"
 #include "loop_reference.hpp"
 #include "report.hpp"
 
@@ -175,6 +178,98 @@ TEST(ReportTable, AFloat32OrBfloat16TableIsAnalysedInItsOwnPrecision) {
         expect_values_match_loops(j, t, command.inputs);
         EXPECT_THAT(embed::report::render_markdown(measure_loaded(command)),
                     HasSubstr(std::string("임베딩 표를 파일의 ") + precision + " 그대로 읽어"));
+    }
+}
+
+// A loaded table with a value planted in it that a generated one never has, and what it must do to the
+// values that every generated table gives alike (worked out by hand from the contract): the JSON must still
+// parse (null where a number is NaN or infinite), every value must match the loops, and the Markdown and
+// figure must still show it.
+struct Planted {
+    std::string name;
+    std::function<void(Table&)> plant;  // on hand_made_table(40, 6), whose probe is row 3
+    std::function<void(const json&)> expect;
+};
+
+std::vector<Planted> planted_tables() {
+    constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+    return {
+        {"a NaN in the probe row",
+         [](Table& t) { t(3, 2) = nan; },
+         [](const json& j) {
+             EXPECT_TRUE(j.at("max_abs_diff").is_null());
+             EXPECT_EQ(j.at("repeat_same"), false) << "NaN is not equal to itself";
+             EXPECT_EQ(j.at("logit_argmax"), 0) << "every logit is NaN, so the smallest id";
+             EXPECT_EQ(j.at("cos_neighbors"), json({0, 1, 2, 4})) << "every cosine is NaN, so by id";
+             EXPECT_EQ(j.at("dot_neighbors"), json({0, 1, 2, 4}));
+             EXPECT_EQ(j.at("cos_unchanged_by_scale"), false);
+             EXPECT_TRUE(j.at("rms_plain").is_null());
+             EXPECT_TRUE(j.at("rms_ratio").is_null());
+         }},
+        {"a NaN in row 0",
+         [](Table& t) { t(0, 0) = nan; },
+         [](const json& j) {
+             EXPECT_TRUE(j.at("max_abs_diff").is_null()) << "the one-hot route multiplies the NaN by 0";
+             EXPECT_EQ(j.at("repeat_same"), true);
+             EXPECT_NE(j.at("logit_argmax"), 0) << "row 0's NaN logit ranks below every number";
+             EXPECT_EQ(j.at("cos_unchanged_by_scale"), true);
+         }},
+        {"an infinity in row 0",
+         [](Table& t) { t(0, 5) = std::numeric_limits<double>::infinity(); },
+         [](const json& j) {
+             EXPECT_TRUE(j.at("max_abs_diff").is_null()) << "0 times infinity is NaN";
+             EXPECT_EQ(j.at("repeat_same"), true);
+             EXPECT_EQ(j.at("cos_unchanged_by_scale"), true);
+         }},
+        {"a probe row of zeros",
+         [](Table& t) { t.row(3).setZero(); },
+         [](const json& j) {
+             EXPECT_EQ(j.at("max_abs_diff"), 0.0);
+             EXPECT_EQ(j.at("repeat_same"), true);
+             EXPECT_EQ(j.at("cos_neighbors"), json({0, 1, 2, 4})) << "every cosine is 0.0, so by id";
+             EXPECT_EQ(j.at("logit_argmax"), 0) << "every logit is 0";
+             EXPECT_EQ(j.at("cos_unchanged_by_scale"), false) << "the cosine of a zero row is 0.0, not 1";
+             EXPECT_EQ(j.at("rms_plain"), 0.0);
+             EXPECT_EQ(j.at("rms_scaled"), 0.0);
+             EXPECT_TRUE(j.at("rms_ratio").is_null()) << "0 / 0";
+         }},
+    };
+}
+
+std::size_t occurrences(const std::string& text, const std::string& needle) {
+    std::size_t n = 0;
+    for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+    return n;
+}
+
+TEST(ReportTable, NaNInfinityAndAZeroProbeRowGiveNullsAndTheLoopsValues) {
+    FreshDir dir;
+    for (const Planted& planted : planted_tables()) {
+        SCOPED_TRACE(planted.name);
+        Table t = hand_made_table(40, 6);
+        planted.plant(t);
+        const std::string file = dir / "planted.npy";
+        embed::save_table(file, t);
+        Command command = parse({"--table", file, "--probe", "3", "--k", "4", "--pick", "1"});
+        const auto result = measure_loaded(command);
+        const std::string text = embed::report::render_json(result);
+        json j;
+        ASSERT_NO_THROW(j = json::parse(text)) << text;  // nlohmann refuses NaN and Infinity, as JSON does
+        planted.expect(j);
+        expect_values_match_loops(j, t, command.inputs);
+
+        std::string md = embed::report::render_markdown(result);
+        for (const auto& [key, value] : j.items()) {
+            EXPECT_THAT(md, HasSubstr(embed::report::testing_markdown::shown_in_markdown(key, value))) << key;
+        }
+        for (auto at = md.find(file); at != std::string::npos; at = md.find(file)) md.erase(at, file.size());
+        EXPECT_THAT(md, testing::Not(HasSubstr("nan"))) << "a NaN score reads NaN";
+        const std::string svg = embed::report::render_svg(result);
+        EXPECT_THAT(svg, testing::EndsWith("</svg>\n"));
+        EXPECT_EQ(occurrences(svg, "<text"), occurrences(svg, "</text>"));
+        EXPECT_EQ(occurrences(svg, "<g"), occurrences(svg, "</g>"));
+        EXPECT_THAT(svg, testing::Not(HasSubstr("nan")));
+        EXPECT_THAT(svg, testing::Not(HasSubstr("inf")));
     }
 }
 

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "json_in_markdown.hpp"
 #include "print_inputs.hpp"
 #include "report.hpp"
 
@@ -31,13 +32,6 @@ std::vector<std::string> lines_starting_with(const std::string& text, const std:
         if (line.rfind(prefix, 0) == 0) found.push_back(line);
     }
     return found;
-}
-
-// "[a, b, c]" built from the JSON list, not from the tool's formatter.
-std::string list_text(const json& list) {
-    std::string text = "[";
-    for (std::size_t i = 0; i < list.size(); ++i) text += (i ? ", " : "") + list[i].dump();
-    return text + "]";
 }
 
 std::size_t count(const std::string& text, const std::string& needle) {
@@ -64,8 +58,7 @@ TEST_P(ReportText, MarkdownShowsEveryJsonValueWithTheJsonsText) {
     const std::string md = embed::report::render_markdown(result);
     ASSERT_EQ(j.size(), 30u);
     for (const auto& [key, value] : j.items()) {
-        const std::string shown = "`" + key + "` = " + (value.is_array() ? list_text(value) : value.dump());
-        EXPECT_THAT(md, HasSubstr(shown)) << key;
+        EXPECT_THAT(md, HasSubstr(embed::report::testing_markdown::shown_in_markdown(key, value))) << key;
     }
 }
 

@@ -2,6 +2,7 @@
 // Number-to-text rules shared by the Markdown and the SVG, so both print the
 // same value the same way on every machine.
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -23,8 +24,10 @@ inline nlohmann::ordered_json source_json(const TableSource& source) {
     return {{"file", source.file}, {"tensor", source.tensor}, {"precision", source.precision}};
 }
 
-/// A double with a fixed number of decimals ("%.*f"), for scores shown only to be read.
+/// A double with a fixed number of decimals ("%.*f"), for scores shown only to be read; NaN, whatever its
+/// sign bit, as "NaN" (printf would write "nan" or "-nan").
 inline std::string fixed(double value, int decimals) {
+    if (std::isnan(value)) return "NaN";
     char buffer[64];
     std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
     return buffer;

@@ -11,11 +11,12 @@
 namespace embed::report {
 namespace {
 
-// table is (V, d), hidden is (d): the id of the largest logit, the smaller id on a tie.
+// The id of the largest logit in the library's ranking order: a higher score first, NaN below every
+// number, the smaller id on a tie (so 0 when every logit is NaN).
 Index argmax_smaller_id(const Vector& scores) {
     Index best = 0;
     for (Index t = 1; t < scores.size(); ++t) {
-        if (scores[t] > scores[best]) best = t;
+        if (scores[t] > scores[best] || (std::isnan(scores[best]) && !std::isnan(scores[t]))) best = t;
     }
     return best;
 }
@@ -87,7 +88,11 @@ void measure_lookup(const BasicTable<Scalar>& table, const ReportInputs& in, Rep
     const std::vector<Index> twice{in.probe, in.probe};
     r.lookup_mults = 0;  // a row gather multiplies nothing; the contract fixes this value
     r.one_hot_mults = one_hot_mults(in.vocab, in.dim, 1);
-    r.max_abs_diff = (widened(lookup(table, one)) - lookup_via_one_hot(table, one)).cwiseAbs().maxCoeff();
+    // A NaN difference (the one-hot route multiplies a NaN or an infinity anywhere in a column by 0) is
+    // the answer, not a value to skip: the two routes then differ, and the JSON holds null.
+    const Table difference = widened(lookup(table, one)) - lookup_via_one_hot(table, one);
+    r.max_abs_diff = difference.cwiseAbs().maxCoeff<Eigen::PropagateNaN>();
+    // Compared as numbers: a probe row holding NaN is not equal to itself.
     const BasicTable<Scalar> repeated = lookup(table, twice);
     r.repeat_same = repeated.row(0) == repeated.row(1);
 }
