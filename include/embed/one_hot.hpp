@@ -9,8 +9,8 @@ namespace embed {
 /// Returns (V): 1.0 at token_id, 0.0 elsewhere.
 RowVector one_hot(Index token_id, Index vocab);
 
-/// vec is (V), matrix is (V, d) of double (owned or viewed), returns (d): out[c] = sum over r of vec[r] * matrix(r, c),
-/// all V * d products.
+/// vec is (V), matrix is (V, d) of double (owned or viewed), returns (d): out[c] = sum over r of
+/// vec[r] * matrix(r, c), all V * d products.
 template <TableOf<double> T>
 RowVector row_times_matrix(const RowVector& vec, const T& matrix);
 
