@@ -8,6 +8,7 @@
 #include "kernels/row_kernels.hpp"
 #include "kernels/narrow_kernels.hpp"
 #include "threads/parallel.hpp"
+#include "stored_tables.hpp"
 #include "kernels/streaming.hpp"
 
 namespace embed {
@@ -33,18 +34,6 @@ void scores_into(BasicTableView<Scalar> table, Eigen::Ref<const Vector> hidden, 
         detail::dot_rows(rows + begin * dim, end - begin, dim, h, scores + begin, prefetch);
     });
 }
-
-}  // namespace
-
-void logits_into(TableView table, Eigen::Ref<const Vector> hidden, Eigen::Ref<Vector> out) {
-    scores_into(table, hidden, out);
-}
-
-void logits_into(const Table& table, Eigen::Ref<const Vector> hidden, Eigen::Ref<Vector> out) {
-    logits_into(view_of(table), hidden, out);
-}
-
-namespace {
 
 // The batch's n x V scores split between the cores: by table rows (each
 // thread a strip of columns of every output row), unless the table is small
@@ -91,63 +80,29 @@ Table batched_logits(const Stored* rows, Index vocab, Index dim, const Table& hi
 
 }  // namespace
 
-Vector logits(TableView table, const Vector& hidden) {
-    detail::require_same_length(hidden.size(), table.cols(), "hidden vector (must equal the table's width d)");
-    Vector out(table.rows());
-    logits_into(table, hidden, out);
-    return out;
-}
-
-Vector logits(const Table& table, const Vector& hidden) { return logits(view_of(table), hidden); }
-
-Table logits(const Table& table, const Table& hidden_rows) {
-    return batched_logits(table.data(), table.rows(), table.cols(), hidden_rows);
-}
-
-template <NarrowScalar Scalar>
-void logits_into(BasicTableView<Scalar> table, Eigen::Ref<const Vector> hidden, Eigen::Ref<Vector> out) {
-    scores_into(table, hidden, out);
-}
-
-template <NarrowScalar Scalar>
-void logits_into(const BasicTable<Scalar>& table, Eigen::Ref<const Vector> hidden, Eigen::Ref<Vector> out) {
+template <TableOrView T>
+void logits_into(const T& table, Eigen::Ref<const Vector> hidden, Eigen::Ref<Vector> out) {
     scores_into(view_of(table), hidden, out);
 }
 
-template <NarrowScalar Scalar>
-Vector logits(BasicTableView<Scalar> table, const Vector& hidden) {
+template <TableOrView T>
+Vector logits(const T& table, const Vector& hidden) {
     detail::require_same_length(hidden.size(), table.cols(), "hidden vector (must equal the table's width d)");
     Vector out(table.rows());
-    scores_into(table, hidden, out);
+    scores_into(view_of(table), hidden, out);
     return out;
 }
 
-template <NarrowScalar Scalar>
-Vector logits(const BasicTable<Scalar>& table, const Vector& hidden) {
-    return logits(view_of(table), hidden);
-}
-
-template <NarrowScalar Scalar>
-Table logits(BasicTableView<Scalar> table, const Table& hidden_rows) {
+template <TableOrView T>
+Table logits(const T& table, const Table& hidden_rows) {
     return batched_logits(table.data(), table.rows(), table.cols(), hidden_rows);
 }
 
-template <NarrowScalar Scalar>
-Table logits(const BasicTable<Scalar>& table, const Table& hidden_rows) {
-    return logits(view_of(table), hidden_rows);
-}
-
-template void logits_into<float>(TableViewF32, Eigen::Ref<const Vector>, Eigen::Ref<Vector>);
-template void logits_into<Eigen::bfloat16>(TableViewBF16, Eigen::Ref<const Vector>, Eigen::Ref<Vector>);
-template void logits_into<float>(const TableF32&, Eigen::Ref<const Vector>, Eigen::Ref<Vector>);
-template void logits_into<Eigen::bfloat16>(const TableBF16&, Eigen::Ref<const Vector>, Eigen::Ref<Vector>);
-template Vector logits<float>(TableViewF32, const Vector&);
-template Vector logits<Eigen::bfloat16>(TableViewBF16, const Vector&);
-template Vector logits<float>(const TableF32&, const Vector&);
-template Vector logits<Eigen::bfloat16>(const TableBF16&, const Vector&);
-template Table logits<float>(TableViewF32, const Table&);
-template Table logits<Eigen::bfloat16>(TableViewBF16, const Table&);
-template Table logits<float>(const TableF32&, const Table&);
-template Table logits<Eigen::bfloat16>(const TableBF16&, const Table&);
+#define EMBED_INSTANTIATE(T)                                                              \
+    template void logits_into<T>(const T&, Eigen::Ref<const Vector>, Eigen::Ref<Vector>); \
+    template Vector logits<T>(const T&, const Vector&);                                   \
+    template Table logits<T>(const T&, const Table&);
+EMBED_FOR_EACH_STORED_TABLE(EMBED_INSTANTIATE)
+#undef EMBED_INSTANTIATE
 
 }  // namespace embed

@@ -1,16 +1,18 @@
 #include "embed/lookup.hpp"
 
+#include <concepts>
 #include <cstdint>
 
 #include "checks.hpp"
 #include "kernels/gather.hpp"
 #include "kernels/gather_narrow.hpp"
+#include "stored_tables.hpp"
 
 namespace embed {
 
 // One pass without an early exit, which the compiler vectorises, says whether every id is inside; only then
 // does a second pass look for the first bad one to name. Why: checked one id at a time, Clang left
-// require_token (its message building inlined) out of line, one call per id, a visible share of a small lookup.
+// require_token (its message building inlined) out of line, one call per id.
 // An id below 0 becomes 2^64 minus something as unsigned, so one comparison rejects both ends.
 void check_ids(Ids ids, Index vocab) {
     bool all_inside = vocab >= 0;
@@ -19,61 +21,54 @@ void check_ids(Ids ids, Index vocab) {
     for (const Index id : ids) detail::require_token(id, vocab);
 }
 
-Table lookup(TableView table, Ids ids) {
-    check_ids(ids, table.rows());
-    Table rows(static_cast<Index>(ids.size()), table.cols());
-    detail::gather_rows(table, ids, 1.0, rows);
-    return rows;
+namespace {
+
+// out is (n, d) of the table's type, ids already checked and out apart from the table: the rows copied.
+// A double table goes through the gather that also scales (by 1.0: a plain copy), a narrow one through
+// the copy of its stored values; both copy the bytes as they are.
+template <class Scalar>
+void copy_rows(BasicTableView<Scalar> table, Ids ids, Eigen::Ref<BasicTable<Scalar>> out) {
+    if constexpr (std::same_as<Scalar, double>) {
+        detail::gather_rows(table, ids, 1.0, out);
+    } else {
+        detail::gather_stored_rows<Scalar>(table, ids, out);
+    }
 }
 
-Table lookup(const Table& table, Ids ids) { return lookup(view_of(table), ids); }
-
-void lookup_into(TableView table, Ids ids, Eigen::Ref<Table> out) {
-    check_ids(ids, table.rows());
-    detail::require_same_length(out.rows(), static_cast<Index>(ids.size()),
-                                "lookup output rows (must equal the number of ids)");
-    detail::require_same_length(out.cols(), table.cols(), "lookup output columns (must equal the table's width d)");
-    detail::require_apart(out, table, "lookup output");
-    detail::gather_rows(table, ids, 1.0, out);
-}
-
-void lookup_into(const Table& table, Ids ids, Eigen::Ref<Table> out) { lookup_into(view_of(table), ids, out); }
-
-template <NarrowScalar Scalar>
-BasicTable<Scalar> lookup(BasicTableView<Scalar> table, Ids ids) {
+template <class Scalar>
+BasicTable<Scalar> rows_of(BasicTableView<Scalar> table, Ids ids) {
     check_ids(ids, table.rows());
     BasicTable<Scalar> rows(static_cast<Index>(ids.size()), table.cols());
-    detail::gather_stored_rows<Scalar>(table, ids, rows);
+    copy_rows<Scalar>(table, ids, rows);
     return rows;
 }
 
-template <NarrowScalar Scalar>
-BasicTable<Scalar> lookup(const BasicTable<Scalar>& table, Ids ids) {
-    return lookup(view_of(table), ids);
-}
-
-template <NarrowScalar Scalar>
-void lookup_into(BasicTableView<Scalar> table, Ids ids, std::type_identity_t<Eigen::Ref<BasicTable<Scalar>>> out) {
+template <class Scalar>
+void rows_into(BasicTableView<Scalar> table, Ids ids, Eigen::Ref<BasicTable<Scalar>> out) {
     check_ids(ids, table.rows());
     detail::require_same_length(out.rows(), static_cast<Index>(ids.size()),
                                 "lookup output rows (must equal the number of ids)");
     detail::require_same_length(out.cols(), table.cols(), "lookup output columns (must equal the table's width d)");
     detail::require_apart<Scalar>(out, table, "lookup output");
-    detail::gather_stored_rows<Scalar>(table, ids, out);
+    copy_rows<Scalar>(table, ids, out);
 }
 
-template <NarrowScalar Scalar>
-void lookup_into(const BasicTable<Scalar>& table, Ids ids, std::type_identity_t<Eigen::Ref<BasicTable<Scalar>>> out) {
-    lookup_into(view_of(table), ids, out);
+}  // namespace
+
+template <TableOrView T>
+BasicTable<typename T::Scalar> lookup(const T& table, Ids ids) {
+    return rows_of(view_of(table), ids);
 }
 
-template TableF32 lookup<float>(const TableF32&, Ids);
-template TableBF16 lookup<Eigen::bfloat16>(const TableBF16&, Ids);
-template TableF32 lookup<float>(TableViewF32, Ids);
-template TableBF16 lookup<Eigen::bfloat16>(TableViewBF16, Ids);
-template void lookup_into<float>(const TableF32&, Ids, Eigen::Ref<TableF32>);
-template void lookup_into<Eigen::bfloat16>(const TableBF16&, Ids, Eigen::Ref<TableBF16>);
-template void lookup_into<float>(TableViewF32, Ids, Eigen::Ref<TableF32>);
-template void lookup_into<Eigen::bfloat16>(TableViewBF16, Ids, Eigen::Ref<TableBF16>);
+template <TableOrView T>
+void lookup_into(const T& table, Ids ids, Eigen::Ref<BasicTable<typename T::Scalar>> out) {
+    rows_into(view_of(table), ids, out);
+}
+
+#define EMBED_INSTANTIATE(T)                                 \
+    template BasicTable<T::Scalar> lookup<T>(const T&, Ids); \
+    template void lookup_into<T>(const T&, Ids, Eigen::Ref<BasicTable<T::Scalar>>);
+EMBED_FOR_EACH_STORED_TABLE(EMBED_INSTANTIATE)
+#undef EMBED_INSTANTIATE
 
 }  // namespace embed

@@ -6,6 +6,7 @@
 #include "kernels/row_kernels.hpp"
 #include "kernels/narrow_kernels.hpp"
 #include "threads/parallel.hpp"
+#include "stored_tables.hpp"
 
 namespace embed {
 
@@ -17,17 +18,21 @@ RowVector one_hot(Index token_id, Index vocab) {
     return vec;
 }
 
-RowVector row_times_matrix(const RowVector& vec, TableView matrix) {
+template <TableOf<double> T>
+RowVector row_times_matrix(const RowVector& vec, const T& matrix) {
     const detail::DefaultFloatMode float_mode;
     detail::require_same_length(vec.size(), matrix.rows(), "row vector (must equal the matrix's rows)");
     // Every one of the V * d products is taken, zeros included: this is the
     // cost that lookup avoids, and it must be paid to show that it is wasted.
-    RowVector out = RowVector::Zero(matrix.cols());
-    for (Index r = 0; r < matrix.rows(); ++r) out.noalias() += vec[r] * matrix.row(r);
+    const TableView rows = view_of(matrix);
+    RowVector out = RowVector::Zero(rows.cols());
+    for (Index r = 0; r < rows.rows(); ++r) out.noalias() += vec[r] * rows.row(r);
     return out;
 }
 
-RowVector row_times_matrix(const RowVector& vec, const Table& matrix) { return row_times_matrix(vec, view_of(matrix)); }
+#define EMBED_INSTANTIATE(T) template RowVector row_times_matrix<T>(const RowVector&, const T&);
+EMBED_FOR_EACH_TABLE_OF(EMBED_INSTANTIATE, double)
+#undef EMBED_INSTANTIATE
 
 namespace {
 
@@ -59,24 +64,14 @@ Table one_hot_product(BasicTableView<Scalar> table, Ids ids) {
 
 }  // namespace
 
-Table lookup_via_one_hot(TableView table, Ids ids) { return one_hot_product(table, ids); }
-
-Table lookup_via_one_hot(const Table& table, Ids ids) { return lookup_via_one_hot(view_of(table), ids); }
-
-template <NarrowScalar Scalar>
-Table lookup_via_one_hot(BasicTableView<Scalar> table, Ids ids) {
-    return one_hot_product(table, ids);
-}
-
-template <NarrowScalar Scalar>
-Table lookup_via_one_hot(const BasicTable<Scalar>& table, Ids ids) {
+template <TableOrView T>
+Table lookup_via_one_hot(const T& table, Ids ids) {
     return one_hot_product(view_of(table), ids);
 }
 
-template Table lookup_via_one_hot<float>(TableViewF32, Ids);
-template Table lookup_via_one_hot<Eigen::bfloat16>(TableViewBF16, Ids);
-template Table lookup_via_one_hot<float>(const TableF32&, Ids);
-template Table lookup_via_one_hot<Eigen::bfloat16>(const TableBF16&, Ids);
+#define EMBED_INSTANTIATE(T) template Table lookup_via_one_hot<T>(const T&, Ids);
+EMBED_FOR_EACH_STORED_TABLE(EMBED_INSTANTIATE)
+#undef EMBED_INSTANTIATE
 
 Index one_hot_mults(Index vocab, Index dim, Index count) {
     detail::require_non_negative(vocab, "vocab");

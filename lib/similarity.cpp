@@ -14,6 +14,7 @@
 #include "kernels/narrow_kernels.hpp"
 #include "kernels/narrow_values.hpp"
 #include "threads/parallel.hpp"
+#include "stored_tables.hpp"
 #include "kernels/streaming.hpp"
 
 namespace embed {
@@ -210,98 +211,45 @@ double cosine(Eigen::Ref<const Vector> a, Eigen::Ref<const Vector> b) {
     return cosine_from_parts(dot_ab, norm_of(a), norm_of(b));
 }
 
-Table stretch(TableView table, Index token_id, double factor) {
+// A double row is scaled in place by Eigen; a narrow row's products are formed in double and each rounded
+// once back to the table's type.
+template <TableOrView T>
+BasicTable<typename T::Scalar> stretch(const T& table, Index token_id, double factor) {
+    using Scalar = typename T::Scalar;
     const detail::DefaultFloatMode float_mode;
     detail::require_token(token_id, table.rows());
-    Table stretched = copy_of(table);
-    stretched.row(token_id) *= factor;
-    return stretched;
-}
-
-Table stretch(const Table& table, Index token_id, double factor) { return stretch(view_of(table), token_id, factor); }
-
-std::vector<Neighbour> rank_neighbours(TableView table, Index token_id, Index k, Score score) {
-    return ranked(table, token_id, k, score);
-}
-
-std::vector<Neighbour> rank_neighbours(const Table& table, Index token_id, Index k, Score score) {
-    return rank_neighbours(view_of(table), token_id, k, score);
-}
-
-std::vector<Index> nearest_by_cosine(TableView table, Index token_id, Index k) {
-    return ids_of(rank_neighbours(table, token_id, k, Score::cosine));
-}
-
-std::vector<Index> nearest_by_cosine(const Table& table, Index token_id, Index k) {
-    return nearest_by_cosine(view_of(table), token_id, k);
-}
-
-std::vector<Index> nearest_by_dot(TableView table, Index token_id, Index k) {
-    return ids_of(rank_neighbours(table, token_id, k, Score::dot));
-}
-
-std::vector<Index> nearest_by_dot(const Table& table, Index token_id, Index k) {
-    return nearest_by_dot(view_of(table), token_id, k);
-}
-
-template <NarrowScalar Scalar>
-BasicTable<Scalar> stretch(BasicTableView<Scalar> table, Index token_id, double factor) {
-    const detail::DefaultFloatMode float_mode;
-    detail::require_token(token_id, table.rows());
-    BasicTable<Scalar> stretched = copy_of(table);
-    for (Index c = 0; c < table.cols(); ++c) {
-        stretched(token_id, c) = detail::narrow_to<Scalar>(detail::widen(table(token_id, c)) * factor);
+    BasicTable<Scalar> stretched = copy_of(view_of(table));
+    if constexpr (std::same_as<Scalar, double>) {
+        stretched.row(token_id) *= factor;
+    } else {
+        for (Index c = 0; c < table.cols(); ++c) {
+            stretched(token_id, c) = detail::narrow_to<Scalar>(detail::widen(table(token_id, c)) * factor);
+        }
     }
     return stretched;
 }
 
-template <NarrowScalar Scalar>
-BasicTable<Scalar> stretch(const BasicTable<Scalar>& table, Index token_id, double factor) {
-    return stretch(view_of(table), token_id, factor);
-}
-
-template <NarrowScalar Scalar>
-std::vector<Neighbour> rank_neighbours(BasicTableView<Scalar> table, Index token_id, Index k, Score score) {
-    return ranked(table, token_id, k, score);
-}
-
-template <NarrowScalar Scalar>
-std::vector<Neighbour> rank_neighbours(const BasicTable<Scalar>& table, Index token_id, Index k, Score score) {
+template <TableOrView T>
+std::vector<Neighbour> rank_neighbours(const T& table, Index token_id, Index k, Score score) {
     return ranked(view_of(table), token_id, k, score);
 }
 
-template <NarrowScalar Scalar>
-std::vector<Index> nearest_by_cosine(BasicTableView<Scalar> table, Index token_id, Index k) {
-    return ids_of(ranked(table, token_id, k, Score::cosine));
-}
-
-template <NarrowScalar Scalar>
-std::vector<Index> nearest_by_cosine(const BasicTable<Scalar>& table, Index token_id, Index k) {
+template <TableOrView T>
+std::vector<Index> nearest_by_cosine(const T& table, Index token_id, Index k) {
     return ids_of(ranked(view_of(table), token_id, k, Score::cosine));
 }
 
-template <NarrowScalar Scalar>
-std::vector<Index> nearest_by_dot(BasicTableView<Scalar> table, Index token_id, Index k) {
-    return ids_of(ranked(table, token_id, k, Score::dot));
-}
-
-template <NarrowScalar Scalar>
-std::vector<Index> nearest_by_dot(const BasicTable<Scalar>& table, Index token_id, Index k) {
+template <TableOrView T>
+std::vector<Index> nearest_by_dot(const T& table, Index token_id, Index k) {
     return ids_of(ranked(view_of(table), token_id, k, Score::dot));
 }
 
-// The narrow types the library defines these for; every call on a float32 or bfloat16 table links here.
-#define EMBED_SIMILARITY_FOR(Scalar)                                                                        \
-    template BasicTable<Scalar> stretch<Scalar>(BasicTableView<Scalar>, Index, double);                     \
-    template BasicTable<Scalar> stretch<Scalar>(const BasicTable<Scalar>&, Index, double);                  \
-    template std::vector<Neighbour> rank_neighbours<Scalar>(BasicTableView<Scalar>, Index, Index, Score);    \
-    template std::vector<Neighbour> rank_neighbours<Scalar>(const BasicTable<Scalar>&, Index, Index, Score); \
-    template std::vector<Index> nearest_by_cosine<Scalar>(BasicTableView<Scalar>, Index, Index);            \
-    template std::vector<Index> nearest_by_cosine<Scalar>(const BasicTable<Scalar>&, Index, Index);         \
-    template std::vector<Index> nearest_by_dot<Scalar>(BasicTableView<Scalar>, Index, Index);               \
-    template std::vector<Index> nearest_by_dot<Scalar>(const BasicTable<Scalar>&, Index, Index);
-EMBED_SIMILARITY_FOR(float)
-EMBED_SIMILARITY_FOR(Eigen::bfloat16)
-#undef EMBED_SIMILARITY_FOR
+#define EMBED_INSTANTIATE(T)                                                                     \
+    template BasicTable<T::Scalar> stretch<T>(const T&, Index, double);                          \
+    template std::vector<Neighbour> rank_neighbours<T>(const T&, Index, Index, Score);           \
+    template std::vector<Index> nearest_by_cosine<T>(const T&, Index, Index);                    \
+    template std::vector<Index> nearest_by_dot<T>(const T&, Index, Index);
+EMBED_FOR_EACH_STORED_TABLE(EMBED_INSTANTIATE)
+#undef EMBED_INSTANTIATE
 
 }  // namespace embed

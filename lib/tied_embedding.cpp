@@ -9,32 +9,25 @@
 
 namespace embed {
 
-TiedEmbedding::TiedEmbedding(Table table) : table_(std::move(table)) {}
-
-Table TiedEmbedding::embed(Ids ids) const { return lookup(table_, ids); }
-
-Vector TiedEmbedding::logits(const Vector& hidden) const { return embed::logits(table_, hidden); }
-
-Index TiedEmbedding::param_count() const { return embed::param_count(table_.rows(), table_.cols()); }
-
-template <NarrowScalar Scalar>
+template <StoredScalar Scalar>
 BasicTiedEmbedding<Scalar>::BasicTiedEmbedding(BasicTable<Scalar> table) : table_(std::move(table)) {}
 
-template <NarrowScalar Scalar>
+template <StoredScalar Scalar>
 BasicTable<Scalar> BasicTiedEmbedding<Scalar>::embed(Ids ids) const {
     return lookup(table_, ids);
 }
 
-template <NarrowScalar Scalar>
+template <StoredScalar Scalar>
 Vector BasicTiedEmbedding<Scalar>::logits(const Vector& hidden) const {
     return embed::logits(table_, hidden);
 }
 
-template <NarrowScalar Scalar>
+template <StoredScalar Scalar>
 Index BasicTiedEmbedding<Scalar>::param_count() const {
     return embed::param_count(table_.rows(), table_.cols());
 }
 
+template class BasicTiedEmbedding<double>;
 template class BasicTiedEmbedding<float>;
 template class BasicTiedEmbedding<Eigen::bfloat16>;
 

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <embed/lookup.hpp>
+#include <embed/precision.hpp>
 #include <embed/scaling.hpp>
 #include <embed/similarity.hpp>
 #include <embed/table.hpp>

@@ -7,35 +7,10 @@
 
 namespace embed {
 
-/// One (V, d) table used both to embed ids and to score hidden vectors.
-class TiedEmbedding {
-public:
-    /// Takes ownership of table (V, d).
-    explicit TiedEmbedding(Table table);
-
-    /// ids is (n), returns (n, d): lookup in the one table.
-    Table embed(Ids ids) const;
-
-    /// hidden is (d), returns (V): logits against the same table.
-    Vector logits(const Vector& hidden) const;
-
-    /// The table as the input layer, (V, d); the same object as output_weights().
-    const Table& input_weights() const { return table_; }
-
-    /// The table as the output layer, (V, d); the same object as input_weights().
-    const Table& output_weights() const { return table_; }
-
-    /// Parameters counted once: V * d.
-    Index param_count() const;
-
-private:
-    Table table_;
-};
-
-/// One (V, d) table stored in float32 or bfloat16, used both to embed ids and to score hidden vectors: the
-/// TiedEmbedding above for a narrow table (defined in the library for both types). Embedding returns the
-/// stored rows in the table's type; logits are summed in double, bit for bit those of the widened table.
-template <NarrowScalar Scalar>
+/// One (V, d) table of double, float32 or bfloat16 used both to embed ids and to score hidden vectors.
+/// Embedding returns the stored rows in the table's type; logits are summed in double, so a narrow table's
+/// are bit for bit those of the table widened to double. Defined in the library for the three types.
+template <StoredScalar Scalar>
 class BasicTiedEmbedding {
 public:
     /// Takes ownership of table (V, d).
@@ -60,6 +35,8 @@ private:
     BasicTable<Scalar> table_;
 };
 
+/// A tied embedding over one double table.
+using TiedEmbedding = BasicTiedEmbedding<double>;
 /// A tied embedding over one float32 table.
 using TiedEmbeddingF32 = BasicTiedEmbedding<float>;
 /// A tied embedding over one bfloat16 table.

@@ -30,16 +30,16 @@ using TableBF16 = BasicTable<Eigen::bfloat16>;
 template <class Scalar>
 concept NarrowScalar = std::same_as<Scalar, float> || std::same_as<Scalar, Eigen::bfloat16>;
 
-/// A (V, d) table in storage the caller owns (a numpy array, a mapped file), read in place, never copied.
-/// Every function that reads a const Table& has an overload taking one.
-using TableView = Eigen::Map<const Table>;
+/// Every type a table's values may be stored as: double, float32 or bfloat16.
+template <class Scalar>
+concept StoredScalar = std::same_as<Scalar, double> || NarrowScalar<Scalar>;
 
-/// table is (V, d), returns a view (V, d) of its own storage.
-inline TableView view_of(const Table& table) { return TableView(table.data(), table.rows(), table.cols()); }
-
-/// A (V, d) table of Scalar in storage the caller owns, read in place; TableView is BasicTableView<double>.
+/// A (V, d) table of Scalar in storage the caller owns (a numpy array, a mapped file), read in place, never copied.
 template <class Scalar>
 using BasicTableView = Eigen::Map<const BasicTable<Scalar>>;
+
+/// A double (V, d) table the caller owns, read in place.
+using TableView = BasicTableView<double>;
 
 /// A float32 (V, d) table the caller owns, read in place.
 using TableViewF32 = BasicTableView<float>;
@@ -47,10 +47,23 @@ using TableViewF32 = BasicTableView<float>;
 /// A bfloat16 (V, d) table the caller owns, read in place.
 using TableViewBF16 = BasicTableView<Eigen::bfloat16>;
 
-/// table is (V, d) of Scalar, returns a view (V, d) of its own storage.
-template <class Scalar>
-BasicTableView<Scalar> view_of(const BasicTable<Scalar>& table) {
-    return BasicTableView<Scalar>(table.data(), table.rows(), table.cols());
+/// What every table function takes as its table: a BasicTable of a StoredScalar, owned, or viewed in place
+/// (BasicTableView, or an Eigen::Map of a writable one). Other Eigen expressions (a block, a column-major
+/// matrix) are not tables: pass Table(expr). One declaration per operation serves all nine types.
+template <class T>
+concept TableOrView = StoredScalar<typename T::Scalar> &&
+                      (std::same_as<T, BasicTable<typename T::Scalar>> ||
+                       std::same_as<T, BasicTableView<typename T::Scalar>> ||
+                       std::same_as<T, Eigen::Map<BasicTable<typename T::Scalar>>>);
+
+/// A TableOrView whose values are stored as exactly Scalar (for the functions defined for one type only).
+template <class T, class Scalar>
+concept TableOf = TableOrView<T> && std::same_as<typename T::Scalar, Scalar>;
+
+/// table is (V, d) of any stored type, owned or viewed, returns a view (V, d) of its storage.
+template <TableOrView T>
+BasicTableView<typename T::Scalar> view_of(const T& table) {
+    return BasicTableView<typename T::Scalar>(table.data(), table.rows(), table.cols());
 }
 
 /// A hidden vector (d) or a vector of logits (V).

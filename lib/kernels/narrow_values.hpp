@@ -8,7 +8,7 @@
 #include <concepts>
 #include <cstdint>
 
-#include "embed/scaling.hpp"
+#include "embed/precision.hpp"
 #include "embed/types.hpp"
 
 namespace embed::detail {
