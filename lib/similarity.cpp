@@ -144,18 +144,12 @@ std::vector<Neighbour> ranked(BasicTableView<Scalar> table, Index token_id, Inde
     // selections holds the overall best, and the ranking is a total order, so
     // the merged result does not depend on how the rows were split or which
     // core ran which piece.
-    const Index pieces = detail::piece_count(table.rows(), dim);
-    const Index chunk = (table.rows() + pieces - 1) / pieces;
+    const detail::Pieces pieces = detail::pieces_of(table.rows(), dim);
     std::vector<TopK> partial;
-    partial.reserve(static_cast<std::size_t>(pieces));
-    for (Index w = 0; w < pieces; ++w) partial.emplace_back(keep, static_cast<std::size_t>(chunk));
-    detail::parallel_for(pieces, chunk * dim, [&](Index first, Index last) {
-        for (Index w = first; w < last; ++w) {
-            const Index begin = std::min(table.rows(), w * chunk);
-            const Index end = std::min(table.rows(), begin + chunk);
-            select_in_range(table, token_id, query, score, query_norm, begin, end,
-                            partial[static_cast<std::size_t>(w)]);
-        }
+    partial.reserve(static_cast<std::size_t>(pieces.count));
+    for (Index p = 0; p < pieces.count; ++p) partial.emplace_back(keep, static_cast<std::size_t>(pieces.size));
+    detail::parallel_for_pieces(pieces, dim, [&](Index p, Index begin, Index end) {
+        select_in_range(table, token_id, query, score, query_norm, begin, end, partial[static_cast<std::size_t>(p)]);
     });
     std::vector<Neighbour> merged = std::move(partial.front().items());
     for (std::size_t w = 1; w < partial.size(); ++w) {

@@ -165,4 +165,39 @@ TEST(ParallelFor, EachThreadStartsOnItsOwnShare) {
     EXPECT_EQ(helper_first.load(), n / 2);
 }
 
+// The neighbour searches keep one partial result per piece: every piece must be visited exactly once, with
+// the bounds pieces_of fixed beforehand, and the pieces must tile [0, n) in order.
+TEST(ParallelForPieces, EveryPieceRunsOnceWithTheBoundsFixedBeforehand) {
+    const int workers_before = worker_count();
+    set_worker_count(2);
+    for (const Index n : {Index{0}, Index{1}, Index{7}, Index{1000}, Index{100003}}) {
+        for (const Index cost : {Index{1}, Index{1} << 10, Index{1} << 20}) {
+            const embed::detail::Pieces pieces = embed::detail::pieces_of(n, cost);
+            ASSERT_GE(pieces.count, 1);
+            Index covered = 0;
+            for (Index p = 0; p < pieces.count; ++p) {
+                ASSERT_EQ(pieces.begin(p), covered) << "piece " << p << " of n = " << n << ", cost " << cost;
+                ASSERT_GE(pieces.end(p), pieces.begin(p));
+                covered = pieces.end(p);
+            }
+            ASSERT_EQ(covered, n) << "cost " << cost;
+            std::vector<std::atomic<int>> visits(static_cast<std::size_t>(pieces.count));
+            std::vector<Index> begins(static_cast<std::size_t>(pieces.count), -1);
+            std::vector<Index> ends(static_cast<std::size_t>(pieces.count), -1);
+            embed::detail::parallel_for_pieces(pieces, cost, [&](Index p, Index begin, Index end) {
+                visits[static_cast<std::size_t>(p)].fetch_add(1);
+                begins[static_cast<std::size_t>(p)] = begin;
+                ends[static_cast<std::size_t>(p)] = end;
+            });
+            for (Index p = 0; p < pieces.count; ++p) {
+                const auto i = static_cast<std::size_t>(p);
+                ASSERT_EQ(visits[i].load(), 1) << "piece " << p << " of n = " << n << ", cost " << cost;
+                ASSERT_EQ(begins[i], pieces.begin(p));
+                ASSERT_EQ(ends[i], pieces.end(p));
+            }
+        }
+    }
+    set_worker_count(workers_before);
+}
+
 }  // namespace

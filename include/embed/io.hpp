@@ -7,7 +7,7 @@
 // says which format it is in; each format's own magic or header is then checked.
 //
 // Errors: a file whose contents are wrong throws FileFormatError naming the
-// file, the field and the value found. A file that cannot be opened, mapped or
+// file, the field and the value found. A file that cannot be opened, read or
 // written throws std::filesystem::filesystem_error (a std::system_error).
 // Arguments that are wrong whatever the file holds (an unknown extension to
 // save_table, a tensor name given for a .npy) throw std::invalid_argument.

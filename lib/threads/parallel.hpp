@@ -98,6 +98,32 @@ void parallel_for_blocks(Index n, Index block, Index cost_per_item, Body&& body)
     });
 }
 
+/// The contiguous pieces a loop over n items is cut into, fixed before any thread runs: piece p holds
+/// items [begin(p), end(p)). For loops that keep one partial result per piece and merge the pieces'
+/// results afterwards, so that the merge sees the same pieces whichever thread ran which.
+struct Pieces {
+    Index n = 0;      // items in all
+    Index count = 1;  // pieces, at least 1
+    Index size = 0;   // items per piece; the last may hold fewer, trailing ones none
+    Index begin(Index p) const { return std::min(n, p * size); }
+    Index end(Index p) const { return std::min(n, begin(p) + size); }
+};
+
+/// The pieces parallel_for would cut n items of cost_per_item each into.
+inline Pieces pieces_of(Index n, Index cost_per_item) {
+    const Index count = piece_count(n, cost_per_item);
+    return Pieces{n, count, ceil_div(n, count)};
+}
+
+/// Calls body(p, begin, end) once for every piece p of pieces, in parallel as parallel_for would; body
+/// must not throw.
+template <class Body>
+void parallel_for_pieces(const Pieces& pieces, Index cost_per_item, Body&& body) {
+    parallel_for(pieces.count, pieces.size * cost_per_item, [&](Index first, Index last) {
+        for (Index p = first; p < last; ++p) body(p, pieces.begin(p), pieces.end(p));
+    });
+}
+
 /// A double table of at most this many bytes stays in every core's cache: batched logits then splits its
 /// hidden rows between the cores instead of the table's rows, so no core waits on memory.
 inline constexpr Index kCachedTableBytes = Index{256} << 10;
