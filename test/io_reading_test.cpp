@@ -151,9 +151,10 @@ TEST(IoReading, AFileCutShortAfterItWasOpenedIsAFormatErrorNotACrash) {
 }
 
 // The same race as it happens: one thread cuts the file to its first page and writes the rest back, over
-// and over, while this one loads it. Every load either has every value or throws FileFormatError; none may
-// crash. The cut is at a page boundary: cutting inside a page zeroes the rest of that page in the page
-// cache, and a load copying it at that moment would see zeros, a mix no reader can avoid.
+// and over, while this one loads it. No load may crash (a reader that mapped the file dies of SIGBUS here):
+// each returns a table of the file's shape or throws FileFormatError naming the file. The values are not
+// checked: a file rewritten while it is read can give any mix of old, new and not yet written bytes (the
+// page cache shows a page being written as zeros for a moment), which API.md says no reader can avoid.
 TEST(IoReading, LoadingAFileThatIsCutAndRewrittenMeanwhileNeverCrashes) {
     const TempDir dir;
     constexpr Index rows = 1531;
@@ -174,23 +175,25 @@ TEST(IoReading, LoadingAFileThatIsCutAndRewrittenMeanwhileNeverCrashes) {
     });
     int loaded = 0;
     int refused = 0;
+    std::vector<std::string> wrong;  // checked after the rewriter has stopped, so a failure cannot leave it running
     const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1500);
-    while (std::chrono::steady_clock::now() < until) {
+    while (std::chrono::steady_clock::now() < until && wrong.empty()) {
         try {
             const embed::TableF32 table = embed::load_table_f32(file);
             ++loaded;
-            ASSERT_EQ(table.rows(), rows);
-            for (Index i = 0; i < rows * cols; ++i) {
-                ASSERT_EQ(table.data()[i], static_cast<float>(i) + 0.5f) << "entry " << i;
+            if (table.rows() != rows || table.cols() != cols) {
+                wrong.push_back("a load returned " + std::to_string(table.rows()) + " x " +
+                                std::to_string(table.cols()));
             }
         } catch (const FileFormatError& error) {
             ++refused;
-            ASSERT_EQ(error.file(), file);
+            if (error.file() != file) wrong.push_back("an error named " + error.file().string());
         }
     }
     stop = true;
     rewriter.join();
-    std::printf("%d loads read every value, %d were refused\n", loaded, refused);
+    std::printf("%d loads returned a table, %d were refused\n", loaded, refused);
+    EXPECT_THAT(wrong, testing::IsEmpty());
     EXPECT_GT(loaded + refused, 0);
 }
 
