@@ -1,0 +1,58 @@
+#pragma once
+// Vocabulary health: which tokens never learned anything. The method of Land &
+// Bartolo (2024), "Fishing for Magikarp": under-trained tokens have small input
+// rows, and output rows that point where the rows known to be unused point once
+// the output matrix's first principal component (the direction every row
+// shares) is projected out.
+//
+// Every score is computed in double, for double, float32 and bfloat16 tables
+// alike, and every reduction runs in a fixed order: the result never depends
+// on the thread count.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "embed/types.hpp"
+#include "embed/vocabulary.hpp"
+
+namespace embed {
+
+/// What scan_vocabulary compares against and where it draws the line.
+struct ScanOptions {
+    /// Rows known to be unused (see unused_ids); empty: no reference rows. Duplicates count once.
+    std::vector<Index> reference_ids;
+    /// Candidates: main indicator <= its percentile (numpy's linear rule), in [0, 100].
+    double percentile = 2.0;
+};
+
+/// Each row's indicators, the threshold and the candidates it picks.
+struct VocabularyScan {
+    /// (V) L2 norm of each input-embedding row.
+    Vector input_norm;
+    /// (V) L2 norm of each output row (the input's again when tied).
+    Vector output_norm;
+    /// (V) 1 - cosine(U'_i, r'): U' = the output rows with their first principal component projected out,
+    /// r' = mean of U' over reference_ids; absent when there are no reference ids.
+    std::optional<Vector> output_distance;
+    /// (V) cosine(E_i, U_i); absent when the two are one table (the same object, or equal bit for bit) or
+    /// differ in shape.
+    std::optional<Vector> input_output_cosine;
+    /// "output_distance" when reference rows exist, else "input_norm".
+    std::string main_indicator;
+    /// That indicator's percentile.
+    double threshold = 0.0;
+    /// Ids with indicator <= threshold, by (indicator, id).
+    std::vector<Index> candidates;
+};
+
+/// input (V, d) and output (V, d') of one stored type, returns each row's indicators and the candidates.
+/// Reference ids outside [0, V): out_of_range; percentile outside [0, 100] or NaN, or row counts that differ:
+/// invalid_argument.
+template <TableOrView T>
+VocabularyScan scan_vocabulary(const T& input, const T& output, const ScanOptions& options = {});
+
+/// Ids of type unused, and of type control whose token contains "unused" or "reserved", ascending (n).
+std::vector<Index> unused_ids(const Vocabulary& vocabulary);
+
+}  // namespace embed
