@@ -1,11 +1,13 @@
-// Writes the io tests' good and hostile files into <dir>/npy, <dir>/safetensors and <dir>/gguf: the
-// fuzzers' seed corpora, so they start from files that reach deep into each parser.
+// Writes the io tests' good and hostile files into <dir>/npy, <dir>/safetensors and <dir>/gguf, and the
+// vocabulary tests' tokenizer.json files into <dir>/json: the fuzzers' seed corpora, so they start from
+// files that reach deep into each parser.
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 
 #include "table_files.hpp"
+#include "tokenizer_files.hpp"
 
 namespace {
 
@@ -25,5 +27,7 @@ int main(int argc, char** argv) {
     }
     for (const auto& file : embed_test::good_files()) write(argv[1], file.name, file.bytes);
     for (const auto& file : embed_test::hostile_files()) write(argv[1], file.name, file.bytes);
+    for (const auto& file : embed_test::good_json_files()) write(argv[1], file.name, file.text);
+    for (const auto& file : embed_test::hostile_json_files()) write(argv[1], file.name, file.text);
     return 0;
 }

@@ -4,6 +4,7 @@
 // must give) and hostile ones with the words each must be refused with. One
 // list serves the unit test and the fuzzer's seeds.
 
+#include <ostream>
 #include <string>
 #include <vector>
 
