@@ -66,7 +66,7 @@ Json parse_kept_parts(const ByteSource& source) {
         if (depth > max_depth) {
             throw FileFormatError(file, "tokenizer.json nests deeper than " + std::to_string(max_depth) + " levels");
         }
-        if (event != Json::parse_event_t::key) return true;
+        if (event != Json::parse_event_t::key || depth > 2) return true;  // only keys at depth 1 and 2 are dropped
         path.resize(static_cast<std::size_t>(depth));
         path.back() = parsed.get<std::string>();
         if (depth == 1) return path[0] == "model" || path[0] == "added_tokens" || path[0] == "decoder";
