@@ -337,6 +337,8 @@ std::vector<Hostile> hostile_folders() {
          {"vocab_size is 18446744073709551615; expected"}},
         {"config key twice", {{"config.json", R"({"tie_word_embeddings": true, "tie_word_embeddings": false})"}},
          "config.json", {R"(has key "tie_word_embeddings" twice in the top-level object)"}},
+        {"key twice in an array's object", {{"config.json", R"({"m": [{}, {"x": 1, "x": 2}]})"}}, "config.json",
+         {R"(has key "x" twice in "m")"}},
         {"config nested deep", {{"config.json", std::string(100000, '[') + std::string(100000, ']')}}, "config.json",
          {"nests deeper than 64 levels"}},
         {"index not JSON", {{index, R"({"weight_map": {)"}}, index, {"is not valid JSON"}},
@@ -417,10 +419,10 @@ TEST(Checkpoint, JsonFilesPastTheSizeCapAreRefusedByTheirSize) {
         const Folder folder;
         write_three_shards(folder, std::nullopt);
         const auto file = folder.write(name, "{}");
-        std::filesystem::resize_file(file, (std::uintmax_t{64} << 20) + 1);
+        std::filesystem::resize_file(file, (std::uintmax_t{32} << 20) + 1);
         EXPECT_THAT([&] { (void)embed::load_table(folder.path()); },
                     testing::ThrowsMessage<FileFormatError>(HasSubstr(
-                        file.string() + ": is 67108865 bytes; a checkpoint's JSON files are read only up to 67108864")))
+                        file.string() + ": is 33554433 bytes; a checkpoint's JSON files are read only up to 33554432")))
             << name;
     }
 }

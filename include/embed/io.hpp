@@ -16,7 +16,7 @@
 // the shard the index names and in no other; each shard tensor listed; shard
 // names plain file names ending in .safetensors, never a path). A directory with
 // both model.safetensors and the index, or neither, is refused. config.json and
-// the index are read only up to 64 MiB and 64 levels of nesting; a key repeated
+// the index are read only up to 32 MiB and 64 levels of nesting; a key repeated
 // within one object is refused. A config's vocab_size (text_config's when it has
 // one) larger than the rows of the embedding or output table read is an error;
 // fewer is fine (tables are often padded). Errors name the file at fault: the

@@ -58,8 +58,9 @@ Json parse_json(std::string_view text, const std::filesystem::path& file) {
         if (event == Json::parse_event_t::object_start) {
             open.push_back({open.empty() ? std::string() : last_key, {}});
         } else if (event == Json::parse_event_t::object_end) {
+            // Back in the parent, whose current key is the one the closed object sat under.
+            last_key = std::move(open.back().under);
             open.pop_back();
-            last_key = open.empty() ? std::string() : open.back().under;
         } else if (event == Json::parse_event_t::key) {
             last_key = parsed.get<std::string>();
             if (!open.back().keys.insert(last_key).second) {

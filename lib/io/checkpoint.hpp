@@ -19,8 +19,9 @@
 
 namespace embed::io {
 
-/// config.json and the index are read whole; a real index of many thousand tensors is a few MiB.
-constexpr std::uint64_t max_checkpoint_json_bytes = 64 << 20;
+/// config.json and the index are read whole and parsed in memory (several times their size); the index of a
+/// model with a hundred thousand tensors is under 10 MiB.
+constexpr std::uint64_t max_checkpoint_json_bytes = std::uint64_t{32} << 20;
 /// Real configs nest a handful of levels (text_config, rope_scaling); a hostile file could nest millions.
 constexpr int max_checkpoint_json_depth = 64;
 
