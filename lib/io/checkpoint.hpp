@@ -47,9 +47,12 @@ CheckpointConfig parse_config(std::string_view text, const std::filesystem::path
 std::vector<std::pair<std::string, std::string>> parse_index(std::string_view text,
                                                              const std::filesystem::path& file);
 
+/// A format's header parser: parse_npy, parse_safetensors or parse_gguf.
+using Parser = Contents (*)(const ByteSource&);
+
 /// A table file, open and its header parsed.
 struct ParsedFile {
-    ParsedFile(const std::filesystem::path& file, Contents (*parse)(const ByteSource&))
+    ParsedFile(const std::filesystem::path& file, Parser parse)
         : source(file), contents(parse(source)) {}
     FileSource source;
     Contents contents;

@@ -65,7 +65,7 @@ struct Opened {
         }
     }
 
-    static Contents (*parser_of(Format format))(const ByteSource&) {
+    static Parser parser_of(Format format) {
         switch (format) {
             case Format::npy: return parse_npy;
             case Format::safetensors: return parse_safetensors;
