@@ -215,8 +215,8 @@ ValueError: another extension. TypeError: path or tensor of another type.)doc");
     m.def("list_tensors", &list_tensors, py::arg("path"),
           R"doc(list_tensors(path) -> list of dicts
 
-Every tensor of a .npy, .safetensors or .gguf file, in the file's order, one
-dict each: name (str, "" for a .npy), dtype (str, as the file spells it:
+Every tensor of a .npy, .safetensors or .gguf file (a .gguf's in its order, a
+.safetensors header's sorted by name), one dict each: name (str, "" for a .npy), dtype (str, as the file spells it:
 "<f4", "F32", "Q8_0"), shape (tuple of ints, outermost first, as numpy gives:
 a GGUF table ne = [d, V] is (V, d)) and loadable (bool: load_table reads it).
 Reads no tensor data. Errors as load_table's.)doc");
