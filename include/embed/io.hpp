@@ -6,11 +6,28 @@
 // The file's extension (.npy, .safetensors, .gguf, compared case-insensitively)
 // says which format it is in; each format's own magic or header is then checked.
 //
+// Every reading function also takes a Hugging Face checkpoint directory (any
+// path that is a directory, whatever its name): config.json (optional) and the
+// weights in model.safetensors, or in the shards model.safetensors.index.json
+// lists in its "weight_map" (tensor name -> shard file name). The tensors of all
+// shards are read as one file's: list_tensors gives the shards in the order of
+// their file names, each shard's tensors in its own order; chosen_tensor's rule
+// runs over all of them. The index must match the shards exactly (each tensor in
+// the shard the index names and in no other; each shard tensor listed; shard
+// names plain file names ending in .safetensors, never a path). A directory with
+// both model.safetensors and the index, or neither, is refused. config.json and
+// the index are read only up to 64 MiB and 64 levels of nesting; a key repeated
+// within one object is refused. A config's vocab_size (text_config's when it has
+// one) larger than the rows of the embedding or output table read is an error;
+// fewer is fine (tables are often padded). Errors name the file at fault: the
+// directory, config.json, the index or a shard.
+//
 // Errors: a file whose contents are wrong throws FileFormatError naming the
 // file, the field and the value found. A file that cannot be opened, read or
 // written throws std::filesystem::filesystem_error (a std::system_error).
 // Arguments that are wrong whatever the file holds (an unknown extension to
-// save_table, a tensor name given for a .npy) throw std::invalid_argument.
+// save_table, a directory given to save_table, a tensor name given for a .npy)
+// throw std::invalid_argument.
 
 #include <cstdint>
 #include <filesystem>
@@ -51,14 +68,25 @@ struct TensorInfo {
 };
 
 /// What a file says about weight tying: whether the model reuses its token embedding as the output layer.
+/// For a checkpoint directory, also what config.json says, and whether the two disagree.
 struct Tying {
     /// The token-embedding tensor's name (the one chosen_tensor picks).
     std::string embedding;
     /// The output tensor's name (`lm_head` as a name component, or `output.weight`); "" when the file has none.
     std::string output;
     /// true when the file has no output tensor or one equal to the embedding bit for bit after conversion to
-    /// double; false when they differ in shape or in any value.
+    /// double; false when they differ in shape or in any value. What the tensors say, also for a directory.
     bool tied = false;
+    /// A directory's config.json tie_word_embeddings (text_config's when it has one, else the top level's);
+    /// nullopt for a file, without config.json, when the config does not set it (transformers' model classes
+    /// differ in their default: GPT-2's is true, Llama's false), or when the two levels set different values.
+    std::optional<bool> config_tied;
+    /// "" when the config and the tensors agree or the config does not say; else in words what disagrees:
+    /// config tied but the output tensor differs from the embedding, config untied but no output tensor, or
+    /// the top level and text_config setting different values. Config untied with an equal output is agreement.
+    std::string disagreement;
+    /// A directory's config.json vocab_size (text_config's when it has one); nullopt when it does not say.
+    std::optional<std::int64_t> config_vocab_size;
 };
 
 /// Reads the table (V, d) stored in file, converted exactly to double. tensor names it; empty picks one as
@@ -83,9 +111,11 @@ StoredTable load_stored_table(const std::filesystem::path& file, std::string_vie
 
 /// Writes table (V, d) to file: .npy (float64, format 1.0) or .safetensors (F64, named tensor or "weight").
 /// Written beside the file and renamed into place, so a failed call leaves an existing file as it was.
+/// A directory is std::invalid_argument: checkpoint folders are read, never written.
 void save_table(const std::filesystem::path& file, const Table& table, std::string_view tensor = {});
 
-/// Every tensor in file, in the file's order, with names, dtypes and shapes; reads no tensor data.
+/// Every tensor in file, in the file's order, with names, dtypes and shapes; reads no tensor data. For a
+/// checkpoint directory, every shard's tensors, the shards in file-name order.
 std::vector<TensorInfo> list_tensors(const std::filesystem::path& file);
 
 /// The name of the tensor load_table(file, tensor) reads ("" for a .npy). tensor given: it, if present.
@@ -96,7 +126,8 @@ std::string chosen_tensor(const std::filesystem::path& file, std::string_view te
 
 /// Whether the model in file is tied (see Tying); nullopt for a .npy, or when the embedding chosen as
 /// chosen_tensor(file, tensor) says is itself the output tensor. Compares the tensors a block of rows at a
-/// time; FileFormatError when either cannot be loaded or the file has several output tensors.
+/// time; FileFormatError when either cannot be loaded or the file has several output tensors. A directory's
+/// tensors may be in different shards; its config's view is in config_tied and disagreement.
 std::optional<Tying> check_tying(const std::filesystem::path& file, std::string_view tensor = {});
 
 }  // namespace embed

@@ -1,4 +1,5 @@
-// The public file functions: pick the parser by extension, choose the tensor, decode it.
+// The public file functions: pick the parser by extension (or open a checkpoint directory), choose the
+// tensor, decode it.
 
 #include <algorithm>
 #include <array>
@@ -8,6 +9,7 @@
 #include "embed/io.hpp"
 #include "io/formats.hpp"
 #include "io/byte_source.hpp"
+#include "io/checkpoint.hpp"
 
 namespace embed {
 
@@ -37,31 +39,47 @@ Format format_of(const std::filesystem::path& file) {
                                 "'; supported: .npy, .safetensors, .gguf");
 }
 
-/// An open file and what its parser found in it.
-struct OpenFile {
-    std::filesystem::path path;
-    Format format;
-    FileSource source;
-    Contents contents;
+/// One tensor and the file its bytes are in.
+struct Located {
+    const TensorEntry* entry;
+    const ByteSource* source;
+};
 
-    explicit OpenFile(const std::filesystem::path& file)
-        : path(file), format(format_of(file)), source(file), contents(parse()) {}
+/// What the public functions read from: one table file, or a checkpoint directory's weight files.
+struct Opened {
+    std::filesystem::path path;  ///< the file or the directory, for messages
+    bool is_npy = false;         ///< one unnamed array, no tensor to choose
+    Checkpoint checkpoint;       ///< a directory's config and shards; a file is its one "shard"
+    std::vector<Located> tensors;  ///< every tensor, the shards in order, each in its file's order
 
-    Contents parse() const {
+    explicit Opened(const std::filesystem::path& file) : path(file) {
+        if (std::filesystem::is_directory(file)) {
+            checkpoint = open_checkpoint(file);
+        } else {
+            const Format format = format_of(file);
+            is_npy = format == Format::npy;
+            checkpoint.shards.push_back(std::make_unique<ParsedFile>(file, parser_of(format)));
+        }
+        for (const auto& shard : checkpoint.shards) {
+            for (const TensorEntry& entry : shard->contents.tensors) tensors.push_back({&entry, &shard->source});
+        }
+    }
+
+    static Contents (*parser_of(Format format))(const ByteSource&) {
         switch (format) {
-            case Format::npy: return parse_npy(source);
-            case Format::safetensors: return parse_safetensors(source);
+            case Format::npy: return parse_npy;
+            case Format::safetensors: return parse_safetensors;
             case Format::gguf: break;
         }
-        return parse_gguf(source);
-    }
-
-    /// Decodes entry into a table of Out.
-    template <class Out>
-    BasicTable<Out> decode(const TensorEntry& entry) const {
-        return decode_table<Out>(entry, source);
+        return parse_gguf;
     }
 };
+
+/// Decodes tensor into a table of Out.
+template <class Out>
+BasicTable<Out> decode(const Located& tensor) {
+    return decode_table<Out>(*tensor.entry, *tensor.source);
+}
 
 /// Whether one of name's dot-separated components is component.
 bool has_component(std::string_view name, std::string_view component) {
@@ -87,84 +105,102 @@ bool is_output_name(std::string_view name) {
 }
 
 /// "'a', 'b', 'c'" (at most ten, then how many more), for messages.
-std::string name_list(const std::vector<const TensorEntry*>& entries) {
+std::string name_list(const std::vector<const Located*>& tensors) {
     std::string text;
-    for (std::size_t i = 0; i < entries.size() && i < 10; ++i) text += (i ? ", '" : "'") + entries[i]->name + "'";
-    if (entries.size() > 10) text += " and " + std::to_string(entries.size() - 10) + " more";
+    for (std::size_t i = 0; i < tensors.size() && i < 10; ++i) text += (i ? ", '" : "'") + tensors[i]->entry->name + "'";
+    if (tensors.size() > 10) text += " and " + std::to_string(tensors.size() - 10) + " more";
     return text;
 }
 
-/// The entry load_table reads, by the rule chosen_tensor documents.
-const TensorEntry& choose(const OpenFile& file, std::string_view tensor) {
-    const std::vector<TensorEntry>& tensors = file.contents.tensors;
-    if (file.format == Format::npy) {
+/// The tensor load_table reads, by the rule chosen_tensor documents.
+const Located& choose_by_name(const Opened& opened, std::string_view tensor) {
+    const std::vector<Located>& tensors = opened.tensors;
+    if (opened.is_npy) {
         if (!tensor.empty()) {
-            throw FileFormatError(file.path, "has no tensor '" + std::string(tensor) +
-                                                 "': a .npy file holds one unnamed array");
+            throw FileFormatError(opened.path, "has no tensor '" + std::string(tensor) +
+                                                   "': a .npy file holds one unnamed array");
         }
         return tensors.front();
     }
     if (!tensor.empty()) {
-        const auto found = std::ranges::find(tensors, tensor, &TensorEntry::name);
+        const auto found = std::ranges::find(tensors, tensor, [](const Located& t) { return t.entry->name; });
         if (found == tensors.end()) {
-            std::vector<const TensorEntry*> all;
-            for (const TensorEntry& entry : tensors) all.push_back(&entry);
-            throw FileFormatError(file.path, "has no tensor '" + std::string(tensor) + "'; it has " +
-                                                 std::to_string(tensors.size()) + " tensors" +
-                                                 (all.empty() ? std::string() : ": " + name_list(all)));
+            std::vector<const Located*> all;
+            for (const Located& each : tensors) all.push_back(&each);
+            throw FileFormatError(opened.path, "has no tensor '" + std::string(tensor) + "'; it has " +
+                                                   std::to_string(tensors.size()) + " tensors" +
+                                                   (all.empty() ? std::string() : ": " + name_list(all)));
         }
         return *found;
     }
-    std::vector<const TensorEntry*> tables;
-    std::vector<const TensorEntry*> embeddings;
-    for (const TensorEntry& entry : tensors) {
-        if (entry.shape.size() != 2) continue;
-        tables.push_back(&entry);
-        if (is_embedding_name(entry.name)) embeddings.push_back(&entry);
+    std::vector<const Located*> tables;
+    std::vector<const Located*> embeddings;
+    for (const Located& each : tensors) {
+        if (each.entry->shape.size() != 2) continue;
+        tables.push_back(&each);
+        if (is_embedding_name(each.entry->name)) embeddings.push_back(&each);
     }
     if (embeddings.size() == 1) return *embeddings.front();
     if (embeddings.size() > 1) {
-        throw FileFormatError(file.path, "has " + std::to_string(embeddings.size()) +
-                                             " tensors named like a token embedding (" + name_list(embeddings) +
-                                             "); name one");
+        throw FileFormatError(opened.path, "has " + std::to_string(embeddings.size()) +
+                                               " tensors named like a token embedding (" + name_list(embeddings) +
+                                               "); name one");
     }
     if (tables.size() == 1) return *tables.front();
     if (tables.empty()) {
-        throw FileFormatError(file.path, "has no 2-D tensor among its " + std::to_string(tensors.size()) +
-                                             " tensors; a table needs 2 dimensions");
+        throw FileFormatError(opened.path, "has no 2-D tensor among its " + std::to_string(tensors.size()) +
+                                               " tensors; a table needs 2 dimensions");
     }
-    throw FileFormatError(file.path, "has " + std::to_string(tables.size()) + " 2-D tensors (" +
-                                         name_list(tables) + ") and none named like a token embedding "
-                                         "(embed_tokens, wte, tok_embeddings, word_embeddings, token_embd); name one");
+    throw FileFormatError(opened.path, "has " + std::to_string(tables.size()) + " 2-D tensors (" +
+                                           name_list(tables) + ") and none named like a token embedding "
+                                           "(embed_tokens, wte, tok_embeddings, word_embeddings, token_embd); name one");
 }
 
-/// The file's output tensor, if it has exactly one; FileFormatError naming them if it has several.
-const TensorEntry* find_output(const OpenFile& file) {
-    std::vector<const TensorEntry*> outputs;
-    for (const TensorEntry& entry : file.contents.tensors) {
-        if (is_output_name(entry.name)) outputs.push_back(&entry);
+/// The chosen tensor, checked against a checkpoint config's vocab_size when it is the embedding or output
+/// table (chosen by the rule, or named like one): fewer rows than the vocabulary cannot serve it. More rows
+/// are fine: tables are often padded to a multiple of 64 or 128 rows.
+const Located& choose(const Opened& opened, std::string_view tensor) {
+    const Located& chosen = choose_by_name(opened, tensor);
+    const auto& config = opened.checkpoint.config;
+    if (!config || !config->vocab_size) return chosen;
+    const TensorEntry& entry = *chosen.entry;
+    const bool is_vocabulary_table = tensor.empty() || is_embedding_name(entry.name) || is_output_name(entry.name);
+    if (is_vocabulary_table && entry.shape.size() == 2 && entry.shape[0] < *config->vocab_size) {
+        throw FileFormatError(opened.checkpoint.config_file,
+                              config->vocab_field + " is " + std::to_string(*config->vocab_size) + ", but tensor '" +
+                                  entry.name + "' in " + chosen.source->path().string() + " has only " +
+                                  std::to_string(entry.shape[0]) + " rows");
+    }
+    return chosen;
+}
+
+/// The output tensor, if there is exactly one; FileFormatError naming them if there are several.
+const Located* find_output(const Opened& opened) {
+    std::vector<const Located*> outputs;
+    for (const Located& each : opened.tensors) {
+        if (is_output_name(each.entry->name)) outputs.push_back(&each);
     }
     if (outputs.size() > 1) {
-        throw FileFormatError(file.path, "has " + std::to_string(outputs.size()) + " output tensors (" +
-                                             name_list(outputs) + "); cannot tell which the model uses");
+        throw FileFormatError(opened.path, "has " + std::to_string(outputs.size()) + " output tensors (" +
+                                               name_list(outputs) + "); cannot tell which the model uses");
     }
     return outputs.empty() ? nullptr : outputs.front();
 }
 
-/// Whether two loadable (V, d) tensors of the file hold the same doubles, compared a block of rows at a
-/// time so the check never holds either table whole.
-bool same_values(const OpenFile& file, const TensorEntry& a, const TensorEntry& b) {
-    if (a.shape != b.shape) return false;
-    const Index vocab = a.shape[0];
-    const Index dim = a.shape[1];
+/// Whether two loadable (V, d) tensors hold the same doubles, compared a block of rows at a time so the
+/// check never holds either table whole. They may be in different files of a checkpoint.
+bool same_values(const Located& a, const Located& b) {
+    if (a.entry->shape != b.entry->shape) return false;
+    const Index vocab = a.entry->shape[0];
+    const Index dim = a.entry->shape[1];
     // About 8 MiB of doubles per block, at least one row.
     const Index block = std::max<Index>(1, (Index{1} << 20) / std::max<Index>(1, dim));
     Table rows_a(std::min(block, vocab), dim);
     Table rows_b(std::min(block, vocab), dim);
     for (Index first = 0; first < vocab; first += block) {
         const Index count = std::min(block, vocab - first);
-        decode_rows<double>(a, file.source, first, count, rows_a.topRows(count));
-        decode_rows<double>(b, file.source, first, count, rows_b.topRows(count));
+        decode_rows<double>(*a.entry, *a.source, first, count, rows_a.topRows(count));
+        decode_rows<double>(*b.entry, *b.source, first, count, rows_b.topRows(count));
         // Bit for bit: NaNs with equal bits are equal, and 0.0 differs from -0.0.
         const auto bytes = static_cast<std::size_t>(count * dim) * sizeof(double);
         if (std::memcmp(rows_a.data(), rows_b.data(), bytes) != 0) return false;
@@ -176,56 +212,65 @@ bool same_values(const OpenFile& file, const TensorEntry& a, const TensorEntry& 
 }  // namespace io
 
 Table load_table(const std::filesystem::path& file, std::string_view tensor) {
-    const io::OpenFile open(file);
-    return open.decode<double>(io::choose(open, tensor));
+    const io::Opened opened(file);
+    return io::decode<double>(io::choose(opened, tensor));
 }
 
 TableF32 load_table_f32(const std::filesystem::path& file, std::string_view tensor) {
-    const io::OpenFile open(file);
-    return open.decode<float>(io::choose(open, tensor));
+    const io::Opened opened(file);
+    return io::decode<float>(io::choose(opened, tensor));
 }
 
 TableBF16 load_table_bf16(const std::filesystem::path& file, std::string_view tensor) {
-    const io::OpenFile open(file);
-    return open.decode<Eigen::bfloat16>(io::choose(open, tensor));
+    const io::Opened opened(file);
+    return io::decode<Eigen::bfloat16>(io::choose(opened, tensor));
 }
 
 StoredTable load_stored_table(const std::filesystem::path& file, std::string_view tensor) {
-    const io::OpenFile open(file);
-    const io::TensorEntry& entry = io::choose(open, tensor);
-    switch (entry.type) {
-        case io::ElementType::bf16: return open.decode<Eigen::bfloat16>(entry);
+    const io::Opened opened(file);
+    const io::Located& chosen = io::choose(opened, tensor);
+    switch (chosen.entry->type) {
+        case io::ElementType::bf16: return io::decode<Eigen::bfloat16>(chosen);
         case io::ElementType::f32:
         case io::ElementType::f16:
-        case io::ElementType::q8_0: return open.decode<float>(entry);
+        case io::ElementType::q8_0: return io::decode<float>(chosen);
         case io::ElementType::f64:
         case io::ElementType::other: break;
     }
-    return open.decode<double>(entry);  // float64, or the double decoder's error for a dtype it cannot read
+    return io::decode<double>(chosen);  // float64, or the double decoder's error for a dtype it cannot read
 }
 
 std::vector<TensorInfo> list_tensors(const std::filesystem::path& file) {
-    const io::OpenFile open(file);
+    const io::Opened opened(file);
     std::vector<TensorInfo> infos;
-    for (const io::TensorEntry& entry : open.contents.tensors) {
+    for (const io::Located& each : opened.tensors) {
+        const io::TensorEntry& entry = *each.entry;
         infos.push_back(TensorInfo{entry.name, entry.dtype, entry.shape, io::is_loadable(entry)});
     }
     return infos;
 }
 
 std::string chosen_tensor(const std::filesystem::path& file, std::string_view tensor) {
-    const io::OpenFile open(file);
-    return io::choose(open, tensor).name;
+    const io::Opened opened(file);
+    return io::choose(opened, tensor).entry->name;
 }
 
 std::optional<Tying> check_tying(const std::filesystem::path& file, std::string_view tensor) {
-    const io::OpenFile open(file);
-    if (open.format == io::Format::npy) return std::nullopt;
-    const io::TensorEntry& embedding = io::choose(open, tensor);
-    const io::TensorEntry* output = io::find_output(open);
+    const io::Opened opened(file);
+    if (opened.is_npy) return std::nullopt;
+    const io::Located& embedding = io::choose(opened, tensor);
+    const io::Located* output = io::find_output(opened);
     if (output == &embedding) return std::nullopt;
-    if (output == nullptr) return Tying{embedding.name, "", true};
-    return Tying{embedding.name, output->name, io::same_values(open, embedding, *output)};
+    Tying tying;
+    tying.embedding = embedding.entry->name;
+    tying.output = output == nullptr ? "" : output->entry->name;
+    tying.tied = output == nullptr || io::same_values(embedding, *output);
+    if (const auto& config = opened.checkpoint.config) {
+        if (config->tie_conflict.empty()) tying.config_tied = config->tie_word_embeddings;
+        tying.config_vocab_size = config->vocab_size;
+        tying.disagreement = io::tying_disagreement(opened.checkpoint, tying.embedding, tying.output, tying.tied);
+    }
+    return tying;
 }
 
 }  // namespace embed

@@ -96,6 +96,11 @@ void write_file(const std::filesystem::path& file, const std::string& preamble, 
 }  // namespace
 
 void save_table(const std::filesystem::path& file, const Table& table, std::string_view tensor) {
+    // Checked first, whatever its name: renaming over a directory would fail only after writing the table.
+    if (std::filesystem::is_directory(file)) {
+        throw std::invalid_argument("cannot save to " + file.string() + ": it is a directory; checkpoint folders "
+                                    "are read, never written (save to a .npy or .safetensors file)");
+    }
     const std::string extension = lower_extension(file);
     if (extension == ".npy") {
         if (!tensor.empty()) {
