@@ -176,6 +176,10 @@ py::object check_tying(py::handle path, py::handle tensor) {
     out["embedding"] = name_decoded(tying->embedding);
     out["output"] = name_decoded(tying->output);
     out["tied"] = py::bool_(tying->tied);
+    out["config_tied"] = tying->config_tied ? py::object(py::bool_(*tying->config_tied)) : py::object(py::none());
+    out["disagreement"] = name_decoded(tying->disagreement);
+    out["config_vocab_size"] =
+        tying->config_vocab_size ? py::object(py::int_(*tying->config_vocab_size)) : py::object(py::none());
     return out;
 }
 
@@ -207,30 +211,41 @@ GGUF's Q8_0) as float32, each value exact. The new array owns the memory the
 file was read into: no copy is made. tensor names the tensor; None picks the
 one 2-D tensor named like a token embedding (a name component embed_tokens,
 wte, tok_embeddings, word_embeddings or token_embd), else the only 2-D
-tensor. path is a str, bytes or os.PathLike. Needs numpy (ImportError).
+tensor. path is a str, bytes or os.PathLike: a file, or a Hugging Face
+checkpoint directory (config.json with model.safetensors or an index of
+shards, read as one file). Needs numpy (ImportError without it).
 FileFormatError (a ValueError): contents that are not such a table, an absent
 tensor, a .npy given a tensor name; the message names the file.
-OSError (FileNotFoundError, IsADirectoryError, ...): the file cannot be read.
+OSError (FileNotFoundError, PermissionError, ...): the file cannot be read.
 ValueError: another extension. TypeError: path or tensor of another type.)doc");
     m.def("list_tensors", &list_tensors, py::arg("path"),
           R"doc(list_tensors(path) -> list of dicts
 
-Every tensor of a .npy, .safetensors or .gguf file (a .gguf's in its order, a
-.safetensors header's sorted by name), one dict each: name (str, "" for a .npy), dtype (str, as the file spells it:
-"<f4", "F32", "Q8_0"), shape (tuple of ints, outermost first, as numpy gives:
-a GGUF table ne = [d, V] is (V, d)) and loadable (bool: load_table reads it).
-Reads no tensor data. Errors as load_table's.)doc");
+Every tensor of a .npy, .safetensors or .gguf file or a checkpoint directory
+(a .gguf's in its order, a .safetensors header's sorted by name, a
+directory's shard by shard in file-name order), one dict each: name (str, ""
+for a .npy), dtype (str, as the file spells it: "<f4", "F32", "Q8_0"), shape
+(tuple of ints, outermost first, as numpy gives: a GGUF table ne = [d, V] is
+(V, d)) and loadable (bool: load_table reads it). Reads no tensor data.
+Errors as load_table's.)doc");
     m.def("check_tying", &check_tying, py::arg("path"), py::arg("tensor") = py::none(),
           R"doc(check_tying(path, tensor=None) -> dict or None
 
-Whether the model in a .safetensors or .gguf file reuses its token embedding
-as its output layer: a dict with embedding (the tensor load_table(path,
-tensor) reads), output (the output tensor's name: an lm_head name component
-or output.weight; "" when there is none) and tied (True when there is no
-output tensor or it equals the embedding bit for bit as float64). None for a
-.npy, or when the embedding chosen is itself the output tensor. The tensors
-are compared a block of rows at a time, never held whole. Errors as
-load_table's; FileFormatError too for several output tensors.)doc");
+Whether the model in a .safetensors or .gguf file or a checkpoint directory
+reuses its token embedding as its output layer, a dict of:
+  embedding          the tensor load_table(path, tensor) reads
+  output             the output tensor's name (an lm_head name component or
+                     output.weight); "" when there is none
+  tied               True when there is no output tensor or it equals the
+                     embedding bit for bit as float64: what the tensors say
+  config_tied        a directory's config.json tie_word_embeddings (its
+                     text_config's if it has one); None when it does not say
+  disagreement       "" when the config and the tensors agree or the config
+                     does not say; else what disagrees, in words
+  config_vocab_size  config.json's vocab_size, or None
+None for a .npy, or when the embedding chosen is itself the output tensor.
+The tensors are compared a block of rows at a time, never held whole.
+Errors as load_table's; FileFormatError too for several output tensors.)doc");
     m.def("save_table", &save_table, py::arg("path"), py::arg("table"), py::arg("tensor") = py::none(),
           R"doc(save_table(path, table, tensor=None) -> None
 
@@ -238,7 +253,8 @@ Writes table (V, d), lists or an array, as float64: a .npy (format 1.0) or a
 .safetensors file of one F64 tensor named tensor (None: "weight"). Written
 beside the file and renamed into place, so a failed call leaves an existing
 file as it was. The values are copied once into the library's table.
-ValueError: another extension, a tensor name for a .npy, a ragged table.
+ValueError: another extension, a directory, a tensor name for a .npy, a
+ragged table.
 OSError: the file cannot be written. TypeError: as load_table's, or a table
 entry that is not a number.)doc");
 }

@@ -339,9 +339,15 @@ def test_list_tensors_of_a_npy_has_one_unnamed_array(np, tmp_path):
 # ------------------------------------------------------------------ check_tying
 
 
+def file_tying(embedding, output, tied):
+    """check_tying's answer for a file: what the tensors say, and nothing from a config (a directory's)."""
+    return {"embedding": embedding, "output": output, "tied": tied,
+            "config_tied": None, "disagreement": "", "config_vocab_size": None}
+
+
 def test_an_output_equal_to_the_embedding_is_tied(tmp_path):
     path = model_file(tmp_path, head_values=as_f32(randoms(V * D, 1)))
-    assert embed.check_tying(path) == {"embedding": EMBED, "output": HEAD, "tied": True}
+    assert embed.check_tying(path) == file_tying(EMBED, HEAD, True)
 
 
 def test_equal_values_in_another_dtype_are_tied(tmp_path):
@@ -356,11 +362,11 @@ def test_equal_values_in_another_dtype_are_tied(tmp_path):
 def test_an_output_differing_in_one_value_is_untied(tmp_path):
     head = as_f32(randoms(V * D, 1))
     head[-1] += 1.0
-    assert embed.check_tying(model_file(tmp_path, head)) == {"embedding": EMBED, "output": HEAD, "tied": False}
+    assert embed.check_tying(model_file(tmp_path, head)) == file_tying(EMBED, HEAD, False)
 
 
 def test_no_output_tensor_is_tied_and_a_npy_has_no_answer(np, tmp_path):
-    assert embed.check_tying(model_file(tmp_path)) == {"embedding": EMBED, "output": "", "tied": True}
+    assert embed.check_tying(model_file(tmp_path)) == file_tying(EMBED, "", True)
     np.save(tmp_path / "t.npy", np.eye(2))
     assert embed.check_tying(tmp_path / "t.npy") is None
 
@@ -374,11 +380,49 @@ def test_gguf_token_embd_against_output_weight(tmp_path):
     tied = gguf_bytes([("token_embd.weight", GGML_F32, (V, D), f32_bytes(values)),
                        ("output.weight", GGML_F16, (V, D), f16_bytes(values))])
     # float16 rounds the values that float32 keeps: the two tensors differ.
-    assert embed.check_tying(write(tmp_path / "m.gguf", tied)) == {
-        "embedding": "token_embd.weight", "output": "output.weight", "tied": False}
+    answer = file_tying("token_embd.weight", "output.weight", False)
+    assert embed.check_tying(write(tmp_path / "m.gguf", tied)) == answer
     same = gguf_bytes([("token_embd.weight", GGML_F32, (V, D), f32_bytes(as_f16(values))),
                        ("output.weight", GGML_F16, (V, D), f16_bytes(values))])
     assert embed.check_tying(write(tmp_path / "n.gguf", same))["tied"] is True
+
+
+def checkpoint(tmp_path, config, head_values=None):
+    """A Hugging Face checkpoint directory: config.json and model.safetensors (model_file's tensors)."""
+    directory = tmp_path / "checkpoint"
+    directory.mkdir()
+    (directory / "config.json").write_text(json.dumps(config))
+    model_file(directory, head_values)
+    return directory
+
+
+def test_a_checkpoint_whose_config_agrees_reports_it(tmp_path):
+    directory = checkpoint(tmp_path, {"tie_word_embeddings": True, "vocab_size": V}, as_f32(randoms(V * D, 1)))
+    assert embed.check_tying(directory) == {"embedding": EMBED, "output": HEAD, "tied": True, "config_tied": True,
+                                            "disagreement": "", "config_vocab_size": V}
+
+
+def test_a_checkpoint_whose_config_disagrees_says_what_disagrees(tmp_path):
+    directory = checkpoint(tmp_path, {"tie_word_embeddings": False})
+    tying = embed.check_tying(directory)
+    assert (tying["tied"], tying["config_tied"], tying["config_vocab_size"]) == (True, False, None)
+    assert tying["disagreement"].startswith("config.json's tie_word_embeddings is false, but there is no output")
+
+
+def test_a_sharded_checkpoint_loads_as_one_file(np, tmp_path):
+    """Two shards and their index: the embedding (bfloat16) in the second shard, found through the index."""
+    bits = bf16_patterns(V * D, 21)
+    directory = tmp_path / "sharded"
+    directory.mkdir()
+    write(directory / "model-00001-of-00002.safetensors",
+          safetensors_bytes([(NORM, "F32", (D,), f32_bytes([1.0] * D))]))
+    write(directory / "model-00002-of-00002.safetensors",
+          safetensors_bytes([(EMBED, "BF16", (V, D), bf16_bytes(bits))]))
+    index = {"weight_map": {NORM: "model-00001-of-00002.safetensors", EMBED: "model-00002-of-00002.safetensors"}}
+    (directory / "model.safetensors.index.json").write_text(json.dumps(index))
+    loaded = embed.load_table(directory)
+    assert loaded.dtype == np.float32 and loaded.tolist() == rows([bf16_widened(b) for b in bits], D)
+    assert [info["name"] for info in embed.list_tensors(directory)] == [NORM, EMBED]
 
 
 # ------------------------------------------------------------------ save_table
@@ -442,10 +486,19 @@ def test_a_missing_file_is_file_not_found_naming_it(np, tmp_path, name, read):
 
 
 @pytest.mark.parametrize("name, read", ALL_READERS)
-def test_a_directory_is_an_is_a_directory_error(np, tmp_path, name, read):
-    (tmp_path / "dir.npy").mkdir()
-    with pytest.raises(IsADirectoryError, match="not a regular file"):
-        read(tmp_path / "dir.npy")
+def test_a_fifo_is_an_os_error_saying_it_is_not_a_regular_file(np, tmp_path, name, read):
+    os.mkfifo(tmp_path / "pipe.npy")
+    with pytest.raises(OSError, match="a FIFO, which is not a regular file") as caught:
+        read(tmp_path / "pipe.npy")  # refused before it is opened: never waits for a writer
+    assert caught.value.errno == errno.EINVAL and caught.value.filename == str(tmp_path / "pipe.npy")
+
+
+@pytest.mark.parametrize("name, read", ALL_READERS)
+def test_a_directory_without_weights_is_a_file_format_error_naming_it(np, tmp_path, name, read):
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(embed.FileFormatError, match="has neither model.safetensors nor") as caught:
+        read(tmp_path / "empty")
+    assert caught.value.filename == str(tmp_path / "empty")
 
 
 @pytest.mark.parametrize("name, read", ALL_READERS)
@@ -536,6 +589,8 @@ def test_save_table_errors(tmp_path):
     with pytest.raises(OSError) as caught:
         embed.save_table(tmp_path / "no" / "such" / "t.npy", [[1.0]])
     assert str(tmp_path / "no" / "such") in str(caught.value)
+    with pytest.raises(ValueError, match="it is a directory"):
+        embed.save_table(tmp_path, [[1.0]])
     with pytest.raises(TypeError, match=r"table\[0\]\[0\]"):
         embed.save_table(tmp_path / "t.npy", [["x"]])
 
