@@ -9,7 +9,6 @@ import errno
 import gc
 import json
 import os
-import pathlib
 import random
 import struct
 
@@ -68,7 +67,7 @@ ALIGNMENT = 32  # GGUF's default general.alignment
 
 
 def gguf_string(text):
-    data = text.encode()
+    data = text if isinstance(text, bytes) else text.encode()
     return struct.pack("<Q", len(data)) + data
 
 
@@ -246,6 +245,15 @@ def test_a_file_name_that_is_not_utf8_is_reached_and_named(np, tmp_path):
         embed.load_table(name)
     assert os.fsencode(caught.value.filename) == name
     assert name in os.fsencode(str(caught.value))
+
+
+def test_a_tensor_name_that_is_not_utf8_round_trips(np, tmp_path):
+    """GGUF names are bytes; one that is not UTF-8 is listed with surrogates and found again by that str."""
+    path = write(tmp_path / "m.gguf", gguf_bytes([(b"w\xff", GGML_F32, (2, 2), f32_bytes([1.0, 2.0, 3.0, 4.0])),
+                                                  ("other", GGML_F32, (2, 2), f32_bytes([0.0] * 4))]))
+    name = embed.list_tensors(path)[0]["name"]
+    assert name == "w\udcff" and name.encode("utf-8", "surrogateescape") == b"w\xff"
+    assert embed.load_table(path, name).tolist() == [[1.0, 2.0], [3.0, 4.0]]
 
 
 # ------------------------------------------------------------------ peak memory: the result, not a copy of it
