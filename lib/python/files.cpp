@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <string>
 #include <system_error>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -135,10 +136,15 @@ std::string chosen_dtype(const std::filesystem::path& file, const std::string& t
 /// replaced since, whatever the load finds is still converted exactly.
 NumpyTable load_for_numpy(const std::filesystem::path& file, const std::string& tensor) {
     if (chosen_dtype(file, tensor) == "BF16") return embed::load_table_f32(file, tensor);
-    embed::StoredTable stored = embed::load_stored_table(file, tensor);
-    if (auto* bf16 = std::get_if<embed::TableBF16>(&stored)) return embed::TableF32(bf16->cast<float>());
-    if (auto* f32 = std::get_if<embed::TableF32>(&stored)) return std::move(*f32);
-    return std::move(std::get<embed::Table>(stored));
+    return std::visit(
+        [](auto&& stored) -> NumpyTable {
+            if constexpr (std::is_same_v<std::decay_t<decltype(stored)>, embed::TableBF16>) {
+                return embed::TableF32(stored.template cast<float>());
+            } else {
+                return std::move(stored);  // the buffer itself, not a copy
+            }
+        },
+        embed::load_stored_table(file, tensor));
 }
 
 py::object load_table(py::handle path, py::handle tensor) {
