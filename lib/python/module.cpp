@@ -14,6 +14,7 @@
 
 #include <embed/embed.hpp>
 
+#include "files.hpp"
 #include "functions.hpp"
 
 namespace py = pybind11;
@@ -51,7 +52,12 @@ lookup returns float32 rows (the stored values), stretch a float32 table,
 scaled_lookup and lookup_via_one_hot float64 rows. row_times_matrix widens a
 float32 matrix to float64 first (exact; a copy per call). numpy has no
 bfloat16 dtype (ml_dtypes is not part of numpy), so bfloat16 tables are not
-taken from Python; the C++ library reads them.
+taken from Python; the C++ library reads them, and load_table reads a
+bfloat16 file as float32 (exact).
+
+Files: load_table, list_tensors, check_tying and save_table read .npy,
+.safetensors and .gguf files and checkpoint directories (save_table writes
+.npy and .safetensors); paths are str, bytes or os.PathLike.
 
 Errors, each naming the value and what was allowed:
   IndexError   a token id outside [0, V), negative ids included
@@ -61,6 +67,9 @@ Errors, each naming the value and what was allowed:
                is expected; floats where ints are (sizes, ids, k, seed)
   MemoryError  a table too large to allocate (more than 2^63 - 1 bytes, or more
                than the machine has)
+  FileFormatError  (a ValueError) a file whose contents cannot be read as asked
+  OSError      a file that cannot be opened, read or written (by errno:
+               FileNotFoundError, PermissionError, ...)
 A call that raises has changed nothing: no function modifies its arguments.
 
 Work on a table runs without the GIL, so other Python threads run meanwhile.
@@ -214,4 +223,6 @@ table is copied once into the object, which both directions then read.)doc")
              "input_weights() -> (V, d): the one table (the caller's array itself; a copy of a list table).")
         .def("output_weights", &TiedEmbedding::weights,
              "output_weights() -> (V, d): the same table as input_weights().");
+
+    register_files(m);  // load_table, list_tensors, check_tying, save_table, FileFormatError (files.cpp)
 }
