@@ -153,11 +153,40 @@ class Browser:
     def set_window(self, width, height):
         self.command("POST", "/window/rect", {"width": width, "height": height})
 
-    def screenshot(self):
-        return base64.b64decode(self.command("GET", "/screenshot"))
+    def screenshot(self, css=None):
+        """A PNG of the viewport, or of the first element css matches (scrolled into view)."""
+        path = "/screenshot" if css is None else f"/element/{self.element(css)}/screenshot"
+        return base64.b64decode(self.command("GET", path))
 
 
 # --- PNG decoding (zlib + the five scanline filters), for the screenshot check ---
+
+def unfilter(kind, line, up, bpp, y):
+    """Undoes one scanline's filter in place (PNG specification, section 9): 0 none, 1 sub, 2 up, 3 average,
+    4 Paeth; up is the previous line, already unfiltered, bpp the bytes per pixel."""
+    n = len(line)
+    if kind == 0:
+        return
+    if kind == 1:
+        for i in range(bpp, n):
+            line[i] = (line[i] + line[i - bpp]) & 0xFF
+    elif kind == 2:
+        for i in range(n):
+            line[i] = (line[i] + up[i]) & 0xFF
+    elif kind == 3:
+        for i in range(n):
+            line[i] = (line[i] + ((line[i - bpp] if i >= bpp else 0) + up[i]) // 2) & 0xFF
+    elif kind == 4:
+        for i in range(n):
+            a = line[i - bpp] if i >= bpp else 0
+            b = up[i]
+            c = up[i - bpp] if i >= bpp else 0
+            pa, pb, pc = b - c, a - c, a + b - c - c
+            pa, pb, pc = (pa if pa >= 0 else -pa), (pb if pb >= 0 else -pb), (pc if pc >= 0 else -pc)
+            line[i] = (line[i] + (a if pa <= pb and pa <= pc else (b if pb <= pc else c))) & 0xFF
+    else:
+        raise CheckFailed(f"PNG row {y} has unknown filter {kind}")
+
 
 def png_pixels(png):
     """Returns (width, height, rows) of an 8-bit RGB or RGBA PNG; rows are bytes of width * channels."""
@@ -184,23 +213,7 @@ def png_pixels(png):
     for y in range(height):
         kind = raw[y * (stride + 1)]
         line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            left = line[i - channels] if i >= channels else 0
-            up = previous[i]
-            corner = previous[i - channels] if i >= channels else 0
-            if kind == 1:
-                line[i] = (line[i] + left) & 0xFF
-            elif kind == 2:
-                line[i] = (line[i] + up) & 0xFF
-            elif kind == 3:
-                line[i] = (line[i] + (left + up) // 2) & 0xFF
-            elif kind == 4:
-                p = left + up - corner
-                pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
-                predictor = left if pa <= pb and pa <= pc else (up if pb <= pc else corner)
-                line[i] = (line[i] + predictor) & 0xFF
-            elif kind != 0:
-                raise CheckFailed(f"PNG row {y} has unknown filter {kind}")
+        unfilter(kind, line, previous, channels, y)
         rows.append(bytes(line))
         previous = line
     return width, height, rows, channels
@@ -307,9 +320,16 @@ def check_texts(browser, expected_texts):
 
 
 def check_screenshot(browser, at_least=8):
-    colours = distinct_colours(browser.screenshot())
-    if len(colours) < at_least:
-        raise CheckFailed(f"the screenshot has {len(colours)} distinct colours, fewer than {at_least}: blank?")
+    """The viewport, and each page's first figure when it has one, must show more than a flat colour."""
+    shots = {"the page": None}
+    if browser.script("return document.querySelector('figure') !== null;"):
+        shots["its figure"] = "figure"
+    browser.set_window(800, 600)  # fewer pixels to decode in Python
+    for what, css in shots.items():
+        colours = distinct_colours(browser.screenshot(css))
+        if len(colours) < at_least:
+            raise CheckFailed(f"a screenshot of {what} has {len(colours)} distinct colours, fewer than {at_least}: "
+                              "blank?")
 
 
 def check_no_sideways_scroll(browser):

@@ -25,6 +25,15 @@ def only_its_own_script(session):
         raise browser.CheckFailed(f"the page has {scripts} script elements: a token text became markup")
 
 
+def figure_has_its_colours(session):
+    """The fixture's figure fills a square with #cc0033 and a disc with #0066cc: both must be pixels of its
+    screenshot, which also shows the PNG decoding is right (a wrong unfiltering gives other colours)."""
+    colours = browser.distinct_colours(session.screenshot("figure"))
+    for colour in (b"\xcc\x00\x33", b"\x00\x66\xcc"):
+        if colour not in colours:
+            raise browser.CheckFailed(f"the figure's screenshot lacks colour #{colour.hex()}")
+
+
 def test():
     fixture = sys.argv[1]
     browser.require_browser()
@@ -32,7 +41,7 @@ def test():
         page = Path(out, "fixture.html")
         subprocess.run([fixture, str(page)], check=True)
         first = browser.check_page(page, EXPECTED, [("tokens", 2), ("tokens", 3), ("tokens", 1)],
-                                   more_checks=[only_its_own_script])
+                                   more_checks=[only_its_own_script, figure_has_its_colours])
     texts = [row[2] for row in first["tokens"]]
     if texts[:3] != EXPECTED[:3]:
         raise browser.CheckFailed(f"the first rows' texts are {texts[:3]}")
