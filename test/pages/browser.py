@@ -341,23 +341,25 @@ def check_no_sideways_scroll(browser):
                               f"{sizes[1]} px view: it scrolls sideways")
 
 
-def check_page(html_path, expected_texts, sorts, more_checks=()):
+def check_page(html_path, expected_texts, sorts, more_checks=(), session=None):
     """Opens html_path in a headless Chromium and runs checks (a) to (e); sorts is a list of
     (table element id, 0-based column) whose headers are clicked. Returns {table id: its rows' cell texts
     as first shown}, for the caller's own checks; more_checks are functions of the Browser run after them.
-    Raises CheckFailed naming the check."""
+    session is an open Browser to reuse, or None to start one. Raises CheckFailed naming the check."""
+    if session is None:
+        with Browser() as fresh:
+            return check_page(html_path, expected_texts, sorts, more_checks, fresh)
+    session.set_window(*session.size)
+    session.open(html_path)
+    check_no_network(session)
+    check_texts(session, expected_texts)
+    check_screenshot(session)
     first_rows = {}
-    with Browser() as browser:
-        browser.open(html_path)
-        check_no_network(browser)
-        check_texts(browser, expected_texts)
-        check_screenshot(browser)
-        for table_id, column in sorts:
-            rows = check_sort(browser, table_id, column)
-            first_rows.setdefault(table_id, rows)
-        check_no_sideways_scroll(browser)
-        for check in more_checks:
-            check(browser)
+    for table_id, column in sorts:
+        first_rows.setdefault(table_id, check_sort(session, table_id, column))
+    check_no_sideways_scroll(session)
+    for check in more_checks:
+        check(session)
     return first_rows
 
 

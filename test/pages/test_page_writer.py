@@ -2,6 +2,7 @@
 shows as the text it is (markup as characters, control characters and bad bytes visibly marked), the text
 column sorts by code point (U+1F600 after U+FFFF, which UTF-16 order gets wrong), the score column puts
 NaN last both ways and keeps ties in their first order, and a 400-character value does not widen the page.
+Then the harness's own checks must refuse pages made to fail them.
 
 usage: test_page_writer.py PAGE_FIXTURE"""
 
@@ -34,14 +35,36 @@ def figure_has_its_colours(session):
             raise browser.CheckFailed(f"the figure's screenshot lacks colour #{colour.hex()}")
 
 
+# Pages each check must refuse, so a check that cannot fail is caught: a fetch, a blank page, a page
+# wider than the window.
+BAD_PAGES = {
+    "check_no_network": '<!DOCTYPE html><html><body><p>x</p><img src="http://127.0.0.1:9/x.png"></body></html>',
+    "check_screenshot": '<!DOCTYPE html><html><body></body></html>',
+    "check_no_sideways_scroll": '<!DOCTYPE html><html><body><div style="width:2000px">wide</div></body></html>',
+}
+
+
+def harness_refuses_bad_pages(session, out):
+    for check, html in BAD_PAGES.items():
+        page = Path(out, f"{check}.html")
+        page.write_text(html)
+        session.open(page)
+        try:
+            getattr(browser, check)(session)
+        except browser.CheckFailed:
+            continue
+        raise browser.CheckFailed(f"{check} passed a page it must refuse: {html}")
+
+
 def test():
     fixture = sys.argv[1]
     browser.require_browser()
-    with tempfile.TemporaryDirectory(prefix="embed_page_writer_") as out:
+    with tempfile.TemporaryDirectory(prefix="embed_page_writer_") as out, browser.Browser() as session:
         page = Path(out, "fixture.html")
         subprocess.run([fixture, str(page)], check=True)
         first = browser.check_page(page, EXPECTED, [("tokens", 2), ("tokens", 3), ("tokens", 1)],
-                                   more_checks=[only_its_own_script, figure_has_its_colours])
+                                   more_checks=[only_its_own_script, figure_has_its_colours], session=session)
+        harness_refuses_bad_pages(session, out)
     texts = [row[2] for row in first["tokens"]]
     if texts[:3] != EXPECTED[:3]:
         raise browser.CheckFailed(f"the first rows' texts are {texts[:3]}")
