@@ -276,7 +276,7 @@ SortableTable ranked_table(std::string id, std::string caption, std::string scor
             {std::to_string(i + 1), static_cast<double>(i + 1)},
             {std::to_string(entry.id), static_cast<double>(entry.id)},
             {named ? names[static_cast<std::size_t>(entry.id)] : std::string(), 0.0},
-            {std::isnan(entry.score) ? std::string("NaN") : std::string(score), entry.score}});
+            {std::isfinite(entry.score) ? std::string(score) : sort_key(entry.score), entry.score}});
     }
     return table;
 }
