@@ -20,7 +20,7 @@ constexpr Index MAX_GENERATED_ENTRIES = Index{1} << 25;
 std::string str(Index value) { return std::to_string(value); }
 
 const std::array<Flag, 12> FLAGS = {{
-    {"--out-dir", "", "DIR", "where the three files go", "an existing, writable directory", FlagKind::out_dir},
+    {"--out-dir", "", "DIR", "where the four files go", "an existing, writable directory", FlagKind::out_dir},
     {"--table", "", "FILE[:TENSOR]", "a table to load instead of generating one",
      "a .npy, .safetensors or .gguf file, V and d from its shape", FlagKind::table},
     {"--vocab", "", "V", "vocabulary size of a generated table", "at least 2", FlagKind::index, &ReportInputs::vocab,
