@@ -15,6 +15,8 @@
 #include <system_error>
 #include <variant>
 
+#include "tokens.hpp"
+
 namespace embed::report {
 namespace {
 
@@ -112,6 +114,8 @@ void apply(Command& command, const Flag& flag, std::string_view value) {
         case FlagKind::factor: command.inputs.stretch_factor = parse_factor(flag, value); return;
         case FlagKind::out_dir: command.out_dir = std::string(value); return;
         case FlagKind::table: command.table = std::string(value); return;
+        case FlagKind::tokenizer: command.tokenizer = std::string(value); return;
+        case FlagKind::probe_token: command.probe_token = std::string(value); return;
         case FlagKind::help:
         case FlagKind::version: refuse(std::string(flag.name) + " takes no value");
     }
@@ -133,8 +137,8 @@ TableSpec split_table_spec(const Flag& flag, const std::string& value) {
         spec = {value.substr(0, colon), value.substr(colon + 1)};
         if (spec.tensor.empty()) refuse(named(flag, in_quotes(value)) + " names an empty tensor after ':'");
     }
-    if (!std::filesystem::is_regular_file(spec.file, error)) {
-        refuse(named(flag, in_quotes(spec.file)) + " is not an existing file" + allowed_note(flag));
+    if (!std::filesystem::is_regular_file(spec.file, error) && !std::filesystem::is_directory(spec.file, error)) {
+        refuse(named(flag, in_quotes(spec.file)) + " is not an existing file or folder" + allowed_note(flag));
     }
     return spec;
 }
@@ -195,11 +199,13 @@ Command parse_command_line(std::span<const std::string_view> args) {
         apply(command, *flag, equals == std::string_view::npos ? args[++i] : arg.substr(equals + 1));
     }
     require_writable_directory(flag_of_kind(FlagKind::out_dir), command.out_dir);
-    if (command.table) {
-        refuse_generated_only(seen);
-    } else {
-        validate(command.inputs);
+    if (command.probe_token && seen.contains(flag_for(&ReportInputs::probe).name)) {
+        refuse(std::string(flag_of_kind(FlagKind::probe_token).name) + " and " +
+               std::string(flag_for(&ReportInputs::probe).name) + " both name the probe: give one");
     }
+    if (command.table) refuse_generated_only(seen);
+    // A loaded table's shape, and a probe named by its token, are known only once the files are read.
+    if (!command.table && !command.probe_token) validate(command.inputs);
     return command;
 }
 
@@ -225,8 +231,24 @@ StoredTable load_command_table(Command& command) {
     command.inputs.vocab = std::visit([](const auto& t) { return t.rows(); }, table);
     command.inputs.dim = std::visit([](const auto& t) { return t.cols(); }, table);
     command.inputs.source = TableSource{spec.file, tensor, precisions[table.index()]};
-    validate(command.inputs);
+    if (!command.probe_token) validate(command.inputs);
     return table;
+}
+
+CommandData load_command_data(Command& command) {
+    CommandData data;
+    if (command.table) data.table = load_command_table(command);
+    data.vocabulary = load_command_vocabulary(command);
+    if (command.probe_token) {
+        if (!data.vocabulary) {
+            refuse(std::string(flag_of_kind(FlagKind::probe_token).name) + " needs token names: give " +
+                   std::string(flag_of_kind(FlagKind::tokenizer).name) +
+                   " (a .gguf, a tokenizer.json or a checkpoint folder), or a table that has its own");
+        }
+        command.inputs.probe = probe_for_token(*data.vocabulary, *command.probe_token, command.inputs.vocab);
+        validate(command.inputs);
+    }
+    return data;
 }
 
 std::string usage_synopsis() {
@@ -269,7 +291,9 @@ std::string usage_text() {
     return text +
            "\n"
            "A generated table has at most 2^25 entries (V x D). With --table, V and D are\n"
-           "the file's shape, and --vocab, --dim and --seed are refused.\n"
+           "the file's shape, and --vocab, --dim and --seed are refused. With token names\n"
+           "(--tokenizer, or the table's own), ids are shown with their text and the JSON\n"
+           "gains a key tokens.\n"
            "exit status: 0 written, 1 could not write, 2 bad arguments (nothing written)\n";
 }
 
