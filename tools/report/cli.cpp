@@ -1,9 +1,5 @@
 #include "cli.hpp"
 
-#include <unistd.h>
-
-#include <cerrno>
-#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +11,7 @@
 #include <system_error>
 #include <variant>
 
+#include "arguments.hpp"
 #include "tokens.hpp"
 
 namespace embed::report {
@@ -29,30 +26,10 @@ std::string allowed_note(const Flag& flag) { return " (allowed: " + std::string(
 // "--seed 12abc": how a refusal starts, the flag and the value as given.
 std::string named(const Flag& flag, std::string_view shown) { return std::string(flag.name) + " " + std::string(shown); }
 
-// strtod and strtoll take a leading '+', so a number may carry one; "+-5" stays malformed.
-std::string_view without_plus(std::string_view text) {
-    const bool plus = text.size() > 1 && text[0] == '+' && text[1] != '+' && text[1] != '-';
-    return plus ? text.substr(1) : text;
-}
-
-// A whole-string number: from_chars stops at the first bad character, so
-// anything left over ("12abc", " 5", "0x10") makes the text malformed rather than dropped.
-template <typename T>
-struct Decimal {
-    std::optional<T> value;     // set when the text is a number that fits T
-    bool out_of_range = false;  // the text is a number that does not fit T
-};
-
-template <typename T>
-Decimal<T> read_decimal(std::string_view text) {
-    const std::string_view digits = without_plus(text);
-    T value{};
-    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-    if (digits.empty() || end != digits.data() + digits.size()) return {};
-    if (error == std::errc::result_out_of_range) return {{}, true};
-    if (error != std::errc()) return {};
-    return {value, false};
-}
+// Numbers are whole-string decimals, read one way by every tool (tools/common/arguments.hpp).
+using tools::Decimal;
+using tools::read_decimal;
+using tools::without_plus;
 
 Index parse_index(const Flag& flag, std::string_view text) {
     const Decimal<Index> read = read_decimal<Index>(text);
@@ -94,17 +71,7 @@ double parse_factor(const Flag& flag, std::string_view text) {
 // Checked before anything is computed, so a directory that cannot take the files
 // is a bad argument (exit 2); a failure while writing is still a failed run.
 void require_writable_directory(const Flag& flag, const std::string& dir) {
-    std::error_code error;
-    const auto status = std::filesystem::status(dir, error);
-    if (!std::filesystem::exists(status)) {
-        refuse(named(flag, in_quotes(dir)) + " does not exist" + allowed_note(flag));
-    }
-    if (!std::filesystem::is_directory(status)) {
-        refuse(named(flag, in_quotes(dir)) + " is not a directory" + allowed_note(flag));
-    }
-    if (::access(dir.c_str(), W_OK | X_OK) != 0) {
-        refuse(named(flag, in_quotes(dir)) + " is not writable: " + std::strerror(errno) + allowed_note(flag));
-    }
+    tools::require_writable_directory(flag.name, flag.allowed, dir);
 }
 
 void apply(Command& command, const Flag& flag, std::string_view value) {
@@ -185,18 +152,16 @@ Command parse_command_line(std::span<const std::string_view> args) {
     std::set<std::string_view> seen;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string_view arg = args[i];
-        // "--flag=value" splits at the first '='; a lone "-x" or "word" is taken whole.
-        const std::size_t equals = arg.rfind("--", 0) == 0 ? arg.find('=') : std::string_view::npos;
-        const std::string_view name = arg.substr(0, equals);
-        const Flag* flag = find_flag(name);
+        const tools::SplitArgument split = tools::split_argument(arg);
+        const Flag* flag = find_flag(split.name);
         if (flag == nullptr) refuse("unknown argument " + in_quotes(arg) + " (see --help)");
-        if (!takes_value(*flag) && equals != std::string_view::npos) refuse(std::string(flag->name) + " takes no value");
-        if (equals == std::string_view::npos && i + 1 == args.size()) {
+        if (!takes_value(*flag) && split.value) refuse(std::string(flag->name) + " takes no value");
+        if (!split.value && i + 1 == args.size()) {
             refuse(std::string(flag->name) + " is missing its value");
         }
         // A repeated flag is more likely a typo than an intent, so it is refused rather than overwritten.
         if (!seen.insert(flag->name).second) refuse(std::string(flag->name) + " is given more than once");
-        apply(command, *flag, equals == std::string_view::npos ? args[++i] : arg.substr(equals + 1));
+        apply(command, *flag, split.value ? *split.value : args[++i]);
     }
     require_writable_directory(flag_of_kind(FlagKind::out_dir), command.out_dir);
     if (command.probe_token && seen.contains(flag_for(&ReportInputs::probe).name)) {

@@ -26,10 +26,10 @@ int run(const Command& command, CommandData data) {
     const auto measure_loaded = [&](auto& loaded) { return measure(std::move(loaded), command.inputs); };
     ReportResult result = data.table ? std::visit(measure_loaded, *data.table) : measure(command.inputs);
     if (data.vocabulary) result.tokens = token_names(result, *data.vocabulary);
-    const std::vector<OutputFile> files = {{JSON_FILE, render_json(result)},
+    const std::vector<embed::tools::OutputFile> files = {{JSON_FILE, render_json(result)},
                                            {MARKDOWN_FILE, render_markdown(result)},
                                            {SVG_FILE, render_svg(result)}};
-    for (const auto& path : write_all_or_nothing(command.out_dir, files)) std::printf("wrote %s\n", path.c_str());
+    for (const auto& path : embed::tools::write_all_or_nothing(command.out_dir, files)) std::printf("wrote %s\n", path.c_str());
     return 0;
 }
 
