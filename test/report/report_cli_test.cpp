@@ -164,7 +164,7 @@ INSTANTIATE_TEST_SUITE_P(
                     BadInput{{"--out-dir", "does/not/exist"}, "--out-dir 'does/not/exist' does not exist"},
                     BadInput{{"--out-dir=embed_report.json"}, "--out-dir 'embed_report.json' is not a directory"},
                     BadInput{{"--k", "3", "--k=4"}, "--k is given more than once"},
-                    BadInput{{"--table", "missing.npy"}, "--table 'missing.npy' is not an existing file"},
+                    BadInput{{"--table", "missing.npy"}, "--table 'missing.npy' is not an existing file or folder"},
                     BadInput{{"--table=embed_report.json", "--probe", "0"},
                              "--table 'embed_report.json' cannot be used: "},
                     BadInput{{"--table", "embed_report.json", "--seed", "3"},

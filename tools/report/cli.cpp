@@ -12,6 +12,7 @@
 #include <variant>
 
 #include "arguments.hpp"
+#include "table_source.hpp"
 #include "tokens.hpp"
 
 namespace embed::report {
@@ -88,28 +89,6 @@ void apply(Command& command, const Flag& flag, std::string_view value) {
     }
 }
 
-// --table's value split into the file and the tensor it names ("" for the loader's choice).
-struct TableSpec {
-    std::string file;
-    std::string tensor;
-};
-
-// FILE:TENSOR splits at the last ':', unless the whole value is an existing file
-// (a path may hold a ':'); a missing file is refused here with the path as given.
-TableSpec split_table_spec(const Flag& flag, const std::string& value) {
-    std::error_code error;
-    TableSpec spec{value, ""};
-    const std::size_t colon = value.rfind(':');
-    if (!std::filesystem::exists(value, error) && colon != std::string::npos) {
-        spec = {value.substr(0, colon), value.substr(colon + 1)};
-        if (spec.tensor.empty()) refuse(named(flag, in_quotes(value)) + " names an empty tensor after ':'");
-    }
-    if (!std::filesystem::is_regular_file(spec.file, error) && !std::filesystem::is_directory(spec.file, error)) {
-        refuse(named(flag, in_quotes(spec.file)) + " is not an existing file or folder" + allowed_note(flag));
-    }
-    return spec;
-}
-
 // --help and --version win wherever they stand, even after a bad flag, as in GNU
 // tools; only the exact word counts, so a value can still be "--flag=--help".
 std::optional<Command::Action> requested_action(std::span<const std::string_view> args) {
@@ -176,7 +155,7 @@ Command parse_command_line(std::span<const std::string_view> args) {
 
 StoredTable load_command_table(Command& command) {
     const Flag& flag = flag_of_kind(FlagKind::table);
-    const TableSpec spec = split_table_spec(flag, *command.table);
+    const tools::TableSpec spec = tools::split_table_spec(flag.name, flag.allowed, *command.table);
     const auto refuse_file = [&](const std::exception& error) {
         refuse(named(flag, in_quotes(*command.table)) + " cannot be used: " + error.what());
     };

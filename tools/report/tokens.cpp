@@ -9,11 +9,10 @@
 #include <nlohmann/json.hpp>
 
 #include "flags.hpp"
+#include "table_source.hpp"
 
 namespace embed::report {
 namespace {
-
-namespace fs = std::filesystem;
 
 [[noreturn]] void refuse(const std::string& message) { throw std::invalid_argument(message); }
 
@@ -23,56 +22,13 @@ std::string as_json_string(std::string_view text) {
     return nlohmann::json(std::string(text)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-// The file --table names, without a ":TENSOR" suffix (cli.cpp's rule: split at the last ':' unless the
-// whole value exists).
-fs::path table_path(const std::string& value) {
-    std::error_code error;
-    const std::size_t colon = value.rfind(':');
-    if (fs::exists(value, error) || colon == std::string::npos) return value;
-    return value.substr(0, colon);
-}
-
-std::string lower_extension(const fs::path& path) {
-    std::string extension = path.extension().string();
-    for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return extension;
-}
-
-// Where a table's own token names would be: the folder itself, the .gguf itself, or a
-// tokenizer.json in the folder of a .npy or .safetensors file. Empty when there is nowhere to look.
-std::optional<fs::path> own_vocabulary_of(const fs::path& table) {
-    std::error_code error;
-    if (fs::is_directory(table, error) || lower_extension(table) == ".gguf") return table;
-    const fs::path beside = table.parent_path() / "tokenizer.json";
-    if (fs::is_regular_file(beside, error)) return beside;
-    return std::nullopt;
-}
-
 }  // namespace
 
 std::optional<Vocabulary> load_command_vocabulary(const Command& command) {
-    if (command.tokenizer) {
-        const Flag& flag = flag_of_kind(FlagKind::tokenizer);
-        try {
-            return load_vocabulary(*command.tokenizer);
-        } catch (const FileFormatError& error) {
-            refuse(std::string(flag.name) + " '" + *command.tokenizer + "' cannot be used: " + error.what());
-        } catch (const std::system_error& error) {
-            refuse(std::string(flag.name) + " '" + *command.tokenizer + "' cannot be used: " + error.what());
-        } catch (const std::invalid_argument& error) {
-            refuse(std::string(flag.name) + " '" + *command.tokenizer + "' cannot be used: " + error.what());
-        }
-    }
+    if (command.tokenizer) return tools::named_vocabulary(flag_of_kind(FlagKind::tokenizer).name, *command.tokenizer);
     if (!command.table) return std::nullopt;
-    const std::optional<fs::path> own = own_vocabulary_of(table_path(*command.table));
-    if (!own) return std::nullopt;
-    try {
-        return load_vocabulary(*own);
-    } catch (const std::exception& error) {
-        // The table is still worth a report: say why its rows go unnamed and carry on with ids.
-        std::fprintf(stderr, "embed_report: no token names: %s\n", error.what());
-        return std::nullopt;
-    }
+    const Flag& table = flag_of_kind(FlagKind::table);
+    return tools::own_vocabulary("embed_report", tools::split_table_spec(table.name, table.allowed, *command.table));
 }
 
 Index probe_for_token(const Vocabulary& vocabulary, std::string_view text, Index vocab) {
