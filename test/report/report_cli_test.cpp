@@ -28,7 +28,7 @@ using embed::report::FreshDir;
 using testing::HasSubstr;
 using embed::Index;
 
-const char* const kFiles[] = {"embed_report.json", "embed_report.md", "embed_report.svg"};
+const std::vector<std::string> kFiles = {"embed_report.html", "embed_report.json", "embed_report.md", "embed_report.svg"};  // sorted, as entries() lists them
 
 std::string read_file(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
@@ -70,14 +70,14 @@ TEST(ReportCli, DefaultRunReproducesTheGoldenFilesByteForByte) {
     FreshDir dir;
     const ToolRun run = run_tool(dir.path(), {});
     ASSERT_EQ(run.status, 0) << run.err;
-    for (const char* name : kFiles) {
+    for (const std::string& name : kFiles) {
         EXPECT_EQ(read_file(dir.path() / name), read_file(fs::path(EMBED_GOLDEN_DIR) / name))
             << name << " differs from test/golden; if the library's arithmetic changed on purpose, say so and regenerate";
     }
-    EXPECT_EQ(run.out, "wrote ./embed_report.json\nwrote ./embed_report.md\nwrote ./embed_report.svg\n");
+    EXPECT_EQ(run.out,
+              "wrote ./embed_report.json\nwrote ./embed_report.md\nwrote ./embed_report.svg\nwrote ./embed_report.html\n");
     EXPECT_EQ(run.err, "");
-    EXPECT_EQ(entries(dir.path()), (std::vector<std::string>{kFiles[0], kFiles[1], kFiles[2]}))
-        << "no temporary files are left";
+    EXPECT_EQ(entries(dir.path()), kFiles) << "no temporary files are left";
 }
 
 TEST(ReportCli, OutDirChoosesWhereTheFilesGo) {
@@ -85,7 +85,7 @@ TEST(ReportCli, OutDirChoosesWhereTheFilesGo) {
     fs::create_directory(dir.path() / "out");
     const ToolRun run = run_tool(dir.path(), {"--out-dir", "out", "--vocab", "40", "--probe", "3"});
     ASSERT_EQ(run.status, 0) << run.err;
-    for (const char* name : kFiles) EXPECT_TRUE(fs::is_regular_file(dir.path() / "out" / name)) << name;
+    for (const std::string& name : kFiles) EXPECT_TRUE(fs::is_regular_file(dir.path() / "out" / name)) << name;
     EXPECT_THAT(run.out, HasSubstr("out/embed_report.json"));
     EXPECT_THAT(read_file(dir.path() / "out" / "embed_report.json"), HasSubstr("\"vocab\": 40,"));
 }
@@ -94,7 +94,7 @@ TEST(ReportCli, ASecondRunReplacesTheReportWhole) {
     FreshDir dir;
     ASSERT_EQ(run_tool(dir.path(), {"--seed", "1"}).status, 0);
     ASSERT_EQ(run_tool(dir.path(), {}).status, 0);
-    for (const char* name : kFiles) {
+    for (const std::string& name : kFiles) {
         EXPECT_EQ(read_file(dir.path() / name), read_file(fs::path(EMBED_GOLDEN_DIR) / name)) << name;
     }
 }
@@ -127,15 +127,15 @@ class ReportCliRefuses : public testing::TestWithParam<BadInput> {};
 
 TEST_P(ReportCliRefuses, WithExitTwoOneLineAndThePreviousReportUntouched) {
     FreshDir dir;
-    for (const char* name : kFiles) write_file(dir.path() / name, std::string("previous ") + name);
+    for (const std::string& name : kFiles) write_file(dir.path() / name, "previous " + name);
     const ToolRun run = run_tool(dir.path(), GetParam().args);
     EXPECT_EQ(run.status, 2);
     EXPECT_THAT(run.err, testing::StartsWith("embed_report: "));
     EXPECT_THAT(run.err, HasSubstr(GetParam().message));
     EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
     EXPECT_EQ(run.out, "");
-    for (const char* name : kFiles) EXPECT_EQ(read_file(dir.path() / name), std::string("previous ") + name);
-    EXPECT_EQ(entries(dir.path()).size(), 3u) << "no temporary files are left";
+    for (const std::string& name : kFiles) EXPECT_EQ(read_file(dir.path() / name), "previous " + name);
+    EXPECT_EQ(entries(dir.path()), kFiles) << "no temporary files are left";
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -197,7 +197,7 @@ TEST(ReportCli, ATableFileIsReportedWithItsSourceAndNoSeed) {
 // A hostile file is a bad argument like any other: exit 2, the loader's reason, the previous report kept.
 TEST(ReportCli, AHostileTableFileExitsTwoWithTheLoadersReasonAndWritesNothing) {
     FreshDir dir;
-    for (const char* name : kFiles) write_file(dir.path() / name, std::string("previous ") + name);
+    for (const std::string& name : kFiles) write_file(dir.path() / name, "previous " + name);
     // A valid npy header that promises 10^9 x 10^9 float64 values, with none behind it.
     std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000, 1000000000), }";
     header.append(128 - 10 - header.size() - 1, ' ').push_back('\n');  // the data starts 128 bytes in
@@ -209,7 +209,7 @@ TEST(ReportCli, AHostileTableFileExitsTwoWithTheLoadersReasonAndWritesNothing) {
     EXPECT_EQ(run.status, 2);
     EXPECT_THAT(run.err, testing::StartsWith("embed_report: --table 'huge.npy' cannot be used: huge.npy: "));
     EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
-    for (const char* name : kFiles) EXPECT_EQ(read_file(dir.path() / name), std::string("previous ") + name);
+    for (const std::string& name : kFiles) EXPECT_EQ(read_file(dir.path() / name), "previous " + name);
 }
 
 TEST(ReportCli, HelpAfterABadFlagStillPrintsHelpAndWritesNothing) {
@@ -222,31 +222,38 @@ TEST(ReportCli, HelpAfterABadFlagStillPrintsHelpAndWritesNothing) {
 }
 
 // When one file cannot be put in place, the others must not be either. A directory
-// squatting on the SVG's name makes that file fail after all temporaries are
-// complete. (Permission bits do not stop root, so this is the portable way to fail.)
+// squatting on one file's name (each in turn) makes that file fail after all temporaries
+// are complete. (Permission bits do not stop root, so this is the portable way to fail.)
 TEST(ReportCli, WhenOneFileCannotBeReplacedThePreviousReportStaysWhole) {
-    FreshDir dir;
-    write_file(dir.path() / "embed_report.json", "previous json");
-    write_file(dir.path() / "embed_report.md", "previous md");
-    fs::create_directory(dir.path() / "embed_report.svg");
-    write_file(dir.path() / "embed_report.svg" / "keep", "x");
-    const ToolRun run = run_tool(dir.path(), {});
-    EXPECT_EQ(run.status, 1);
-    EXPECT_THAT(run.err, HasSubstr("embed_report.svg"));
-    EXPECT_EQ(read_file(dir.path() / "embed_report.json"), "previous json");
-    EXPECT_EQ(read_file(dir.path() / "embed_report.md"), "previous md");
-    EXPECT_EQ(entries(dir.path()), (std::vector<std::string>{kFiles[0], kFiles[1], kFiles[2]}))
-        << "no temporary files are left";
+    for (const std::string& squatted : kFiles) {
+        FreshDir dir;
+        for (const std::string& name : kFiles) {
+            if (name != squatted) write_file(dir.path() / name, "previous " + name);
+        }
+        fs::create_directory(dir.path() / squatted);
+        write_file(dir.path() / squatted / "keep", "x");
+        const ToolRun run = run_tool(dir.path(), {});
+        EXPECT_EQ(run.status, 1) << squatted;
+        EXPECT_THAT(run.err, HasSubstr(squatted));
+        for (const std::string& name : kFiles) {
+            if (name != squatted) {
+                EXPECT_EQ(read_file(dir.path() / name), "previous " + name) << squatted;
+            }
+        }
+        EXPECT_EQ(entries(dir.path()), kFiles) << squatted << ": no temporary files are left";
+    }
 }
 
-// The same failure with no previous report: the new JSON and Markdown must not appear alone.
+// The same failure with no previous report: the other new files must not appear without it.
 TEST(ReportCli, WhenOneFileCannotBeWrittenNoneAppear) {
-    FreshDir dir;
-    fs::create_directory(dir.path() / "embed_report.svg");
-    write_file(dir.path() / "embed_report.svg" / "keep", "x");
-    const ToolRun run = run_tool(dir.path(), {});
-    EXPECT_EQ(run.status, 1);
-    EXPECT_EQ(entries(dir.path()), (std::vector<std::string>{"embed_report.svg"}));
+    for (const std::string& squatted : kFiles) {
+        FreshDir dir;
+        fs::create_directory(dir.path() / squatted);
+        write_file(dir.path() / squatted / "keep", "x");
+        const ToolRun run = run_tool(dir.path(), {});
+        EXPECT_EQ(run.status, 1) << squatted;
+        EXPECT_EQ(entries(dir.path()), (std::vector<std::string>{squatted}));
+    }
 }
 
 

@@ -17,7 +17,7 @@ namespace {
 }
 
 // Removes the temporary files and the links to previous reports, whatever
-// happened, so a run leaves only the three reports behind.
+// happened, so a run leaves only its output files behind.
 class TempFiles {
 public:
     ~TempFiles() {

@@ -216,9 +216,9 @@ std::string usage_text() {
     std::string text = "usage: " + usage_synopsis() +
                        "\n"
                        "Builds an embedding table (or loads one with --table), measures it with the\n"
-                       "embed library and writes embed_report.json, embed_report.md and\n"
-                       "embed_report.svg into the output directory (all three or none; an existing\n"
-                       "report is replaced only whole).\n"
+                       "embed library and writes embed_report.json, embed_report.md,\n"
+                       "embed_report.svg and embed_report.html into the output directory (all four\n"
+                       "or none; an existing report is replaced only whole).\n"
                        "\n"
                        "options (--flag VALUE or --flag=VALUE):\n";
     for (const Flag& flag : flag_table()) {

@@ -20,7 +20,7 @@ constexpr Index MAX_GENERATED_ENTRIES = Index{1} << 25;
 std::string str(Index value) { return std::to_string(value); }
 
 const std::array<Flag, 14> FLAGS = {{
-    {"--out-dir", "", "DIR", "where the three files go", "an existing, writable directory", FlagKind::out_dir},
+    {"--out-dir", "", "DIR", "where the four files go", "an existing, writable directory", FlagKind::out_dir},
     {"--table", "", "FILE[:TENSOR]", "a table to load instead of generating one",
      "a .npy, .safetensors or .gguf file or a checkpoint folder, V and d from its shape", FlagKind::table},
     {"--tokenizer", "", "PATH", "where token names come from",

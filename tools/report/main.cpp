@@ -1,5 +1,5 @@
 // embed_report: parse, validate (loading --table's file and token names), measure with the
-// library, write three files. Exit 0 on success, 2 on bad arguments (a file
+// library, write four files. Exit 0 on success, 2 on bad arguments (a file
 // --table cannot use included; nothing is written), 1 when the work fails.
 
 #include <cstdio>
@@ -26,10 +26,15 @@ int run(const Command& command, CommandData data) {
     const auto measure_loaded = [&](auto& loaded) { return measure(std::move(loaded), command.inputs); };
     ReportResult result = data.table ? std::visit(measure_loaded, *data.table) : measure(command.inputs);
     if (data.vocabulary) result.tokens = token_names(result, *data.vocabulary);
-    const std::vector<embed::tools::OutputFile> files = {{JSON_FILE, render_json(result)},
-                                           {MARKDOWN_FILE, render_markdown(result)},
-                                           {SVG_FILE, render_svg(result)}};
-    for (const auto& path : embed::tools::write_all_or_nothing(command.out_dir, files)) std::printf("wrote %s\n", path.c_str());
+    const std::string json = render_json(result);
+    const std::string svg = render_svg(result);
+    const std::vector<embed::tools::OutputFile> files = {{JSON_FILE, json},
+                                                         {MARKDOWN_FILE, render_markdown(result)},
+                                                         {SVG_FILE, svg},
+                                                         {HTML_FILE, render_html(result, json, svg)}};
+    for (const auto& path : embed::tools::write_all_or_nothing(command.out_dir, files)) {
+        std::printf("wrote %s\n", path.c_str());
+    }
     return 0;
 }
 

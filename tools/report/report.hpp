@@ -1,11 +1,12 @@
 #pragma once
 // The report's inputs and everything it measures, kept in one struct so the
-// JSON, the Markdown and the figure are three views of the same run.
+// JSON, the Markdown, the figure and the page are four views of the same run.
 
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <embed/embed.hpp>
@@ -122,14 +123,17 @@ std::vector<Index> ids_of(const std::vector<Neighbour>& ranked);
 /// Position (0-based) of id in a ranked list, or -1 when it is not there.
 Index position_of(const std::vector<Neighbour>& ranked, Index id);
 
-/// The three files of a report, rendered from one result.
+/// The files of a report, rendered from one result.
 std::string render_json(const ReportResult& result);
 std::string render_markdown(const ReportResult& result);
 std::string render_svg(const ReportResult& result);
+/// The self-contained page: json and svg are render_json(result) and render_svg(result), shown on it.
+std::string render_html(const ReportResult& result, std::string_view json, std::string_view svg);
 
 /// The file names the tool writes, in the order it writes them.
 inline constexpr const char* JSON_FILE = "embed_report.json";
 inline constexpr const char* MARKDOWN_FILE = "embed_report.md";
 inline constexpr const char* SVG_FILE = "embed_report.svg";
+inline constexpr const char* HTML_FILE = "embed_report.html";
 
 }  // namespace embed::report
