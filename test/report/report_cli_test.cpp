@@ -257,12 +257,19 @@ TEST(ReportCli, WhenOneFileCannotBeWrittenNoneAppear) {
 }
 
 
+// prefix followed by id ("t17"), built by appending: GCC 12 warns wrongly (-Wrestrict) about "t" + to_string.
+std::string numbered(const char* prefix, Index id) {
+    std::string text = prefix;
+    text += std::to_string(id);
+    return text;
+}
+
 // A tokenizer.json of a byte-level BPE model whose tokens the test names by hand: id 5 is "Ġking" (read
 // " king"), 6 is "Ċ" (a newline), 7 holds a '|' and 9 and 10 are the same string. Every other id i below
 // `count` is "t<i>", read as stored.
 std::string byte_level_tokenizer(int count) {
     nlohmann::json vocab = nlohmann::json::object();
-    for (int i = 0; i < count; ++i) vocab["t" + std::to_string(i)] = i;
+    for (int i = 0; i < count; ++i) vocab[numbered("t", i)] = i;
     vocab.erase("t5");
     vocab.erase("t6");
     vocab.erase("t7");
@@ -283,14 +290,14 @@ std::string byte_level_tokenizer(int count) {
 
 // What the hand-made tokenizer's id reads as; ids past its end have no token.
 std::string expected_text(Index id, int count) {
-    if (id >= count) return "<no token " + std::to_string(id) + ">";
+    if (id >= count) return numbered("<no token ", id) + ">";
     switch (id) {
         case 5: return " king";
         case 6: return "\n";
         case 7: return "a|b";
         case 9:
         case 10: return "dup";
-        default: return "t" + std::to_string(id);
+        default: return numbered("t", id);
     }
 }
 
@@ -333,9 +340,14 @@ TEST(ReportCli, ProbeTokenNamesTheProbeAndTokensNamesEveryIdShown) {
     const Index target = report["stretch_target"].get<Index>();
     EXPECT_THAT(markdown, HasSubstr("`stretch_target` = " + std::to_string(target) + " (\"" +
                                     expected_text(target, 30) + "\")"));
-    // The figure labels the stretched row with its text, as a JSON string (a newline shows as \n).
-    EXPECT_THAT(read_file(dir.path() / "embed_report.svg"),
-                HasSubstr("token " + std::to_string(target) + " " + nlohmann::json(expected_text(target, 30)).dump()));
+    // The figure labels the stretched row with its text, as a JSON string (a newline shows as \n), with
+    // the characters XML reserves escaped.
+    std::string label;
+    for (const char c : nlohmann::json(expected_text(target, 30)).dump()) {
+        label += c == '<' ? std::string("&lt;") : c == '>' ? std::string("&gt;") : c == '&' ? std::string("&amp;")
+                                                                                            : std::string(1, c);
+    }
+    EXPECT_THAT(read_file(dir.path() / "embed_report.svg"), HasSubstr("token " + std::to_string(target) + " " + label));
 }
 
 TEST(ReportCli, ATokenizerBesideTheTableNamesItsRowsWithoutAFlag) {
@@ -376,7 +388,8 @@ TEST(ReportCli, AProbeTokenThatIsNotExactlyOneRowExitsTwoNamingTheCandidates) {
             "--probe-token needs token names: give --tokenizer (a .gguf, a tokenizer.json or a checkpoint folder), "
             "or a table that has its own");
     refused({"--table", "t.npy", "--tokenizer", "missing.json", "--probe", "3"},
-            "--tokenizer 'missing.json' cannot be used: PLACEHOLDER");
+            "--tokenizer 'missing.json' cannot be used: filesystem error: cannot open: No such file or directory "
+            "[missing.json]");
     save_generated_table(dir.path() / "small.npy", 8);
     refused({"--table", "small.npy", "--tokenizer", "tok.json", "--probe-token", "t20"},
             "--probe-token \"t20\" is token 20, outside the table's rows [0, 8)");
