@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <algorithm>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <embed/embed.hpp>
+#include <nlohmann/json.hpp>
 
 #include "fresh_dir.hpp"
 
@@ -24,6 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 using embed::report::FreshDir;
 using testing::HasSubstr;
+using embed::Index;
 
 const std::vector<std::string> kFiles = {"embed_report.html", "embed_report.json", "embed_report.md", "embed_report.svg"};  // sorted, as entries() lists them
 
@@ -161,7 +164,7 @@ INSTANTIATE_TEST_SUITE_P(
                     BadInput{{"--out-dir", "does/not/exist"}, "--out-dir 'does/not/exist' does not exist"},
                     BadInput{{"--out-dir=embed_report.json"}, "--out-dir 'embed_report.json' is not a directory"},
                     BadInput{{"--k", "3", "--k=4"}, "--k is given more than once"},
-                    BadInput{{"--table", "missing.npy"}, "--table 'missing.npy' is not an existing file"},
+                    BadInput{{"--table", "missing.npy"}, "--table 'missing.npy' is not an existing file or folder"},
                     BadInput{{"--table=embed_report.json", "--probe", "0"},
                              "--table 'embed_report.json' cannot be used: "},
                     BadInput{{"--table", "embed_report.json", "--seed", "3"},
@@ -251,6 +254,145 @@ TEST(ReportCli, WhenOneFileCannotBeWrittenNoneAppear) {
         EXPECT_EQ(run.status, 1) << squatted;
         EXPECT_EQ(entries(dir.path()), (std::vector<std::string>{squatted}));
     }
+}
+
+
+// prefix followed by id ("t17"), built by appending: GCC 12 warns wrongly (-Wrestrict) about "t" + to_string.
+std::string numbered(const char* prefix, Index id) {
+    std::string text = prefix;
+    text += std::to_string(id);
+    return text;
+}
+
+// A tokenizer.json of a byte-level BPE model whose tokens the test names by hand: id 5 is "Ġking" (read
+// " king"), 6 is "Ċ" (a newline), 7 holds a '|' and 9 and 10 are the same string. Every other id i below
+// `count` is "t<i>", read as stored.
+std::string byte_level_tokenizer(int count) {
+    nlohmann::json vocab = nlohmann::json::object();
+    for (int i = 0; i < count; ++i) vocab[numbered("t", i)] = i;
+    vocab.erase("t5");
+    vocab.erase("t6");
+    vocab.erase("t7");
+    vocab["\u0120king"] = 5;
+    vocab["\u010a"] = 6;
+    vocab["a|b"] = 7;
+    nlohmann::json tokenizer = {{"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", nlohmann::json::array()}}},
+                                {"decoder", {{"type", "ByteLevel"}}},
+                                {"added_tokens", nlohmann::json::array()}};
+    // 9 and 10 share one string: a map cannot hold both, so 10 comes back as an added token.
+    vocab.erase("t9");
+    vocab["dup"] = 9;
+    tokenizer["model"]["vocab"] = vocab;
+    tokenizer["added_tokens"].push_back({{"id", 10}, {"content", "dup"}, {"special", false}});
+    tokenizer["model"]["vocab"].erase("t10");
+    return tokenizer.dump();
+}
+
+// What the hand-made tokenizer's id reads as; ids past its end have no token.
+std::string expected_text(Index id, int count) {
+    if (id >= count) return numbered("<no token ", id) + ">";
+    switch (id) {
+        case 5: return " king";
+        case 6: return "\n";
+        case 7: return "a|b";
+        case 9:
+        case 10: return "dup";
+        default: return numbered("t", id);
+    }
+}
+
+// Every id the report's JSON lists, as the tokens key must name them.
+std::set<Index> ids_in_report(const nlohmann::json& report) {
+    std::set<Index> ids = {report["probe"].get<Index>(), report["logit_argmax"].get<Index>(),
+                           report["stretch_target"].get<Index>()};
+    for (const char* key : {"cos_neighbors", "dot_neighbors", "cos_after_stretch", "dot_after_stretch"}) {
+        for (const auto& id : report[key]) ids.insert(id.get<Index>());
+    }
+    return ids;
+}
+
+void save_generated_table(const fs::path& file, Index vocab) {
+    embed::save_table(file, embed::make_table(vocab, 8, 11));
+}
+
+TEST(ReportCli, ProbeTokenNamesTheProbeAndTokensNamesEveryIdShown) {
+    FreshDir dir;
+    save_generated_table(dir.path() / "t.npy", 40);
+    write_file(dir.path() / "tok.json", byte_level_tokenizer(30));  // 30 names for 40 rows: 30-39 are padding
+    const ToolRun run = run_tool(dir.path(), {"--table", "t.npy", "--tokenizer", "tok.json", "--probe-token", " king",
+                                              "--k", "20", "--pick", "3"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    const nlohmann::json report = nlohmann::json::parse(read_file(dir.path() / "embed_report.json"));
+    EXPECT_EQ(report["probe"], 5);
+    const std::set<Index> shown = ids_in_report(report);
+    ASSERT_TRUE(report.contains("tokens"));
+    std::set<Index> named;
+    for (const auto& [key, text] : report["tokens"].items()) {
+        const Index id = std::stoll(key);
+        named.insert(id);
+        EXPECT_EQ(text.get<std::string>(), expected_text(id, 30)) << "id " << id;
+    }
+    EXPECT_EQ(named, shown) << "tokens names exactly the ids the report shows";
+    EXPECT_TRUE(std::any_of(shown.begin(), shown.end(), [](Index id) { return id >= 30; }))
+        << "the run should show a padded row, or the test checks nothing about them";
+    const std::string markdown = read_file(dir.path() / "embed_report.md");
+    EXPECT_THAT(markdown, HasSubstr("`probe` = 5 (\" king\")"));
+    const Index target = report["stretch_target"].get<Index>();
+    EXPECT_THAT(markdown, HasSubstr("`stretch_target` = " + std::to_string(target) + " (\"" +
+                                    expected_text(target, 30) + "\")"));
+    // The figure labels the stretched row with its text, as a JSON string (a newline shows as \n), with
+    // the characters XML reserves escaped.
+    std::string label;
+    for (const char c : nlohmann::json(expected_text(target, 30)).dump()) {
+        label += c == '<' ? std::string("&lt;") : c == '>' ? std::string("&gt;") : c == '&' ? std::string("&amp;")
+                                                                                            : std::string(1, c);
+    }
+    EXPECT_THAT(read_file(dir.path() / "embed_report.svg"), HasSubstr("token " + std::to_string(target) + " " + label));
+}
+
+TEST(ReportCli, ATokenizerBesideTheTableNamesItsRowsWithoutAFlag) {
+    FreshDir dir;
+    save_generated_table(dir.path() / "t.npy", 40);
+    write_file(dir.path() / "tokenizer.json", byte_level_tokenizer(40));
+    const ToolRun run = run_tool(dir.path(), {"--table", "t.npy", "--probe", "6"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    const nlohmann::json report = nlohmann::json::parse(read_file(dir.path() / "embed_report.json"));
+    EXPECT_EQ(report["tokens"]["6"], "\n");
+    EXPECT_EQ(report["tokens"].size(), ids_in_report(report).size());
+}
+
+TEST(ReportCli, ATableWithoutTokenNamesHasNoTokensKey) {
+    FreshDir dir;
+    save_generated_table(dir.path() / "t.npy", 40);
+    const ToolRun run = run_tool(dir.path(), {"--table", "t.npy", "--probe", "6"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    EXPECT_FALSE(nlohmann::json::parse(read_file(dir.path() / "embed_report.json")).contains("tokens"));
+}
+
+// A probe token that names no row, or several, or needs names nobody gave: exit 2, one line, nothing written.
+TEST(ReportCli, AProbeTokenThatIsNotExactlyOneRowExitsTwoNamingTheCandidates) {
+    FreshDir dir;
+    save_generated_table(dir.path() / "t.npy", 40);
+    write_file(dir.path() / "tok.json", byte_level_tokenizer(40));
+    const auto refused = [&](const std::vector<std::string>& args, const std::string& message) {
+        const ToolRun run = run_tool(dir.path(), args);
+        EXPECT_EQ(run.status, 2) << run.err;
+        EXPECT_EQ(run.err, "embed_report: " + message + "\n");
+        EXPECT_FALSE(fs::exists(dir.path() / "embed_report.json"));
+    };
+    refused({"--table", "t.npy", "--tokenizer", "tok.json", "--probe-token", "dup"},
+            "--probe-token \"dup\" matches 2 tokens: 9 (token \"dup\"), 10 (token \"dup\"); pick one with --probe");
+    refused({"--table", "t.npy", "--tokenizer", "tok.json", "--probe-token", "king"},
+            "--probe-token \"king\" matches no token (neither as stored nor as read) of the vocabulary's 40 ids");
+    refused({"--table", "t.npy", "--probe-token", "t3"},
+            "--probe-token needs token names: give --tokenizer (a .gguf, a tokenizer.json or a checkpoint folder), "
+            "or a table that has its own");
+    refused({"--table", "t.npy", "--tokenizer", "missing.json", "--probe", "3"},
+            "--tokenizer 'missing.json' cannot be used: filesystem error: cannot open: No such file or directory "
+            "[missing.json]");
+    save_generated_table(dir.path() / "small.npy", 8);
+    refused({"--table", "small.npy", "--tokenizer", "tok.json", "--probe-token", "t20"},
+            "--probe-token \"t20\" is token 20, outside the table's rows [0, 8)");
 }
 
 }  // namespace

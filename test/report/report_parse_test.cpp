@@ -106,6 +106,8 @@ void expect_same_command(const Command& got, const Command& want, const std::str
     EXPECT_EQ(got.inputs.stretch_factor, want.inputs.stretch_factor) << line;
     EXPECT_EQ(got.inputs.growth, want.inputs.growth) << line;
     EXPECT_EQ(got.inputs.source.has_value(), want.inputs.source.has_value()) << line;
+    EXPECT_EQ(got.tokenizer, want.tokenizer) << line;
+    EXPECT_EQ(got.probe_token, want.probe_token) << line;
 }
 
 // Each valued flag alone, in both spellings, with a value that is neither its default nor any other
@@ -124,6 +126,8 @@ TEST(ReportParse, EachValuedFlagAloneSetsItsOwnFieldAndNoOther) {
         {"--dim", {"24", [](Command& c) { c.inputs.dim = 24; }}},
         {"--seed", {"18446744073709551615", [](Command& c) { c.inputs.seed = 18446744073709551615ULL; }}},
         {"--probe", {"11", [](Command& c) { c.inputs.probe = 11; }}},
+        {"--tokenizer", {"tokenizer.json", [](Command& c) { c.tokenizer = "tokenizer.json"; }}},
+        {"--probe-token", {"\u0120king", [](Command& c) { c.probe_token = "\u0120king"; }}},
         {"--k", {"7", [](Command& c) { c.inputs.k = 7; }}},
         {"--pick", {"2", [](Command& c) { c.inputs.pick = 2; }}},
         {"--stretch-factor", {"3.5", [](Command& c) { c.inputs.stretch_factor = 3.5; }}},
@@ -325,3 +329,10 @@ TEST(ReportParse, UsageNamesEveryDefaultAndBothSpellings) {
 }
 
 }  // namespace
+
+// The probe is named once: by id or by token, never both (which one would win is a guess).
+TEST(ReportParse, ProbeAndProbeTokenTogetherAreRefused) {
+    EXPECT_EQ(refusal({"--probe", "3", "--probe-token", "king"}),
+              "--probe-token and --probe both name the probe: give one");
+    EXPECT_EQ(refusal({"--probe-token=king", "--probe=3"}), "--probe-token and --probe both name the probe: give one");
+}

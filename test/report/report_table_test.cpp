@@ -325,7 +325,7 @@ TEST(ReportTable, AMissingFileOrAnEmptyTensorNameIsRefusedBeforeLoading) {
     const std::string missing = dir / "missing.npy";
     EXPECT_EQ(refusal({"--table", missing}),
               "--table '" + missing +
-                  "' is not an existing file (allowed: a .npy, .safetensors or .gguf file, V and d from its shape)");
+                  "' is not an existing file or folder (allowed: a .npy, .safetensors or .gguf file or a checkpoint folder, V and d from its shape)");
     const std::string file = dir / "t.safetensors";
     embed::save_table(file, hand_made_table(10, 2), "wte");
     EXPECT_EQ(refusal({"--table", file + ":", "--probe", "0"}), "--table '" + file + ":' names an empty tensor after ':'");

@@ -1,9 +1,5 @@
 #include "cli.hpp"
 
-#include <unistd.h>
-
-#include <cerrno>
-#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +10,10 @@
 #include <string>
 #include <system_error>
 #include <variant>
+
+#include "arguments.hpp"
+#include "table_source.hpp"
+#include "tokens.hpp"
 
 namespace embed::report {
 namespace {
@@ -27,30 +27,10 @@ std::string allowed_note(const Flag& flag) { return " (allowed: " + std::string(
 // "--seed 12abc": how a refusal starts, the flag and the value as given.
 std::string named(const Flag& flag, std::string_view shown) { return std::string(flag.name) + " " + std::string(shown); }
 
-// strtod and strtoll take a leading '+', so a number may carry one; "+-5" stays malformed.
-std::string_view without_plus(std::string_view text) {
-    const bool plus = text.size() > 1 && text[0] == '+' && text[1] != '+' && text[1] != '-';
-    return plus ? text.substr(1) : text;
-}
-
-// A whole-string number: from_chars stops at the first bad character, so
-// anything left over ("12abc", " 5", "0x10") makes the text malformed rather than dropped.
-template <typename T>
-struct Decimal {
-    std::optional<T> value;     // set when the text is a number that fits T
-    bool out_of_range = false;  // the text is a number that does not fit T
-};
-
-template <typename T>
-Decimal<T> read_decimal(std::string_view text) {
-    const std::string_view digits = without_plus(text);
-    T value{};
-    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-    if (digits.empty() || end != digits.data() + digits.size()) return {};
-    if (error == std::errc::result_out_of_range) return {{}, true};
-    if (error != std::errc()) return {};
-    return {value, false};
-}
+// Numbers are whole-string decimals, read one way by every tool (tools/common/arguments.hpp).
+using tools::Decimal;
+using tools::read_decimal;
+using tools::without_plus;
 
 Index parse_index(const Flag& flag, std::string_view text) {
     const Decimal<Index> read = read_decimal<Index>(text);
@@ -92,17 +72,7 @@ double parse_factor(const Flag& flag, std::string_view text) {
 // Checked before anything is computed, so a directory that cannot take the files
 // is a bad argument (exit 2); a failure while writing is still a failed run.
 void require_writable_directory(const Flag& flag, const std::string& dir) {
-    std::error_code error;
-    const auto status = std::filesystem::status(dir, error);
-    if (!std::filesystem::exists(status)) {
-        refuse(named(flag, in_quotes(dir)) + " does not exist" + allowed_note(flag));
-    }
-    if (!std::filesystem::is_directory(status)) {
-        refuse(named(flag, in_quotes(dir)) + " is not a directory" + allowed_note(flag));
-    }
-    if (::access(dir.c_str(), W_OK | X_OK) != 0) {
-        refuse(named(flag, in_quotes(dir)) + " is not writable: " + std::strerror(errno) + allowed_note(flag));
-    }
+    tools::require_writable_directory(flag.name, flag.allowed, dir);
 }
 
 void apply(Command& command, const Flag& flag, std::string_view value) {
@@ -112,31 +82,11 @@ void apply(Command& command, const Flag& flag, std::string_view value) {
         case FlagKind::factor: command.inputs.stretch_factor = parse_factor(flag, value); return;
         case FlagKind::out_dir: command.out_dir = std::string(value); return;
         case FlagKind::table: command.table = std::string(value); return;
+        case FlagKind::tokenizer: command.tokenizer = std::string(value); return;
+        case FlagKind::probe_token: command.probe_token = std::string(value); return;
         case FlagKind::help:
         case FlagKind::version: refuse(std::string(flag.name) + " takes no value");
     }
-}
-
-// --table's value split into the file and the tensor it names ("" for the loader's choice).
-struct TableSpec {
-    std::string file;
-    std::string tensor;
-};
-
-// FILE:TENSOR splits at the last ':', unless the whole value is an existing file
-// (a path may hold a ':'); a missing file is refused here with the path as given.
-TableSpec split_table_spec(const Flag& flag, const std::string& value) {
-    std::error_code error;
-    TableSpec spec{value, ""};
-    const std::size_t colon = value.rfind(':');
-    if (!std::filesystem::exists(value, error) && colon != std::string::npos) {
-        spec = {value.substr(0, colon), value.substr(colon + 1)};
-        if (spec.tensor.empty()) refuse(named(flag, in_quotes(value)) + " names an empty tensor after ':'");
-    }
-    if (!std::filesystem::is_regular_file(spec.file, error)) {
-        refuse(named(flag, in_quotes(spec.file)) + " is not an existing file" + allowed_note(flag));
-    }
-    return spec;
 }
 
 // --help and --version win wherever they stand, even after a bad flag, as in GNU
@@ -181,31 +131,31 @@ Command parse_command_line(std::span<const std::string_view> args) {
     std::set<std::string_view> seen;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string_view arg = args[i];
-        // "--flag=value" splits at the first '='; a lone "-x" or "word" is taken whole.
-        const std::size_t equals = arg.rfind("--", 0) == 0 ? arg.find('=') : std::string_view::npos;
-        const std::string_view name = arg.substr(0, equals);
-        const Flag* flag = find_flag(name);
+        const tools::SplitArgument split = tools::split_argument(arg);
+        const Flag* flag = find_flag(split.name);
         if (flag == nullptr) refuse("unknown argument " + in_quotes(arg) + " (see --help)");
-        if (!takes_value(*flag) && equals != std::string_view::npos) refuse(std::string(flag->name) + " takes no value");
-        if (equals == std::string_view::npos && i + 1 == args.size()) {
+        if (!takes_value(*flag) && split.value) refuse(std::string(flag->name) + " takes no value");
+        if (!split.value && i + 1 == args.size()) {
             refuse(std::string(flag->name) + " is missing its value");
         }
         // A repeated flag is more likely a typo than an intent, so it is refused rather than overwritten.
         if (!seen.insert(flag->name).second) refuse(std::string(flag->name) + " is given more than once");
-        apply(command, *flag, equals == std::string_view::npos ? args[++i] : arg.substr(equals + 1));
+        apply(command, *flag, split.value ? *split.value : args[++i]);
     }
     require_writable_directory(flag_of_kind(FlagKind::out_dir), command.out_dir);
-    if (command.table) {
-        refuse_generated_only(seen);
-    } else {
-        validate(command.inputs);
+    if (command.probe_token && seen.contains(flag_for(&ReportInputs::probe).name)) {
+        refuse(std::string(flag_of_kind(FlagKind::probe_token).name) + " and " +
+               std::string(flag_for(&ReportInputs::probe).name) + " both name the probe: give one");
     }
+    if (command.table) refuse_generated_only(seen);
+    // A loaded table's shape, and a probe named by its token, are known only once the files are read.
+    if (!command.table && !command.probe_token) validate(command.inputs);
     return command;
 }
 
 StoredTable load_command_table(Command& command) {
     const Flag& flag = flag_of_kind(FlagKind::table);
-    const TableSpec spec = split_table_spec(flag, *command.table);
+    const tools::TableSpec spec = tools::split_table_spec(flag.name, flag.allowed, *command.table);
     const auto refuse_file = [&](const std::exception& error) {
         refuse(named(flag, in_quotes(*command.table)) + " cannot be used: " + error.what());
     };
@@ -225,8 +175,24 @@ StoredTable load_command_table(Command& command) {
     command.inputs.vocab = std::visit([](const auto& t) { return t.rows(); }, table);
     command.inputs.dim = std::visit([](const auto& t) { return t.cols(); }, table);
     command.inputs.source = TableSource{spec.file, tensor, precisions[table.index()]};
-    validate(command.inputs);
+    if (!command.probe_token) validate(command.inputs);
     return table;
+}
+
+CommandData load_command_data(Command& command) {
+    CommandData data;
+    if (command.table) data.table = load_command_table(command);
+    data.vocabulary = load_command_vocabulary(command);
+    if (command.probe_token) {
+        if (!data.vocabulary) {
+            refuse(std::string(flag_of_kind(FlagKind::probe_token).name) + " needs token names: give " +
+                   std::string(flag_of_kind(FlagKind::tokenizer).name) +
+                   " (a .gguf, a tokenizer.json or a checkpoint folder), or a table that has its own");
+        }
+        command.inputs.probe = probe_for_token(*data.vocabulary, *command.probe_token, command.inputs.vocab);
+        validate(command.inputs);
+    }
+    return data;
 }
 
 std::string usage_synopsis() {
@@ -269,7 +235,9 @@ std::string usage_text() {
     return text +
            "\n"
            "A generated table has at most 2^25 entries (V x D). With --table, V and D are\n"
-           "the file's shape, and --vocab, --dim and --seed are refused.\n"
+           "the file's shape, and --vocab, --dim and --seed are refused. With token names\n"
+           "(--tokenizer, or the table's own), ids are shown with their text and the JSON\n"
+           "gains a key tokens.\n"
            "exit status: 0 written, 1 could not write, 2 bad arguments (nothing written)\n";
 }
 

@@ -19,10 +19,12 @@ constexpr Index MAX_GENERATED_ENTRIES = Index{1} << 25;
 
 std::string str(Index value) { return std::to_string(value); }
 
-const std::array<Flag, 12> FLAGS = {{
+const std::array<Flag, 14> FLAGS = {{
     {"--out-dir", "", "DIR", "where the four files go", "an existing, writable directory", FlagKind::out_dir},
     {"--table", "", "FILE[:TENSOR]", "a table to load instead of generating one",
-     "a .npy, .safetensors or .gguf file, V and d from its shape", FlagKind::table},
+     "a .npy, .safetensors or .gguf file or a checkpoint folder, V and d from its shape", FlagKind::table},
+    {"--tokenizer", "", "PATH", "where token names come from",
+     "a .gguf, a tokenizer.json or a checkpoint folder", FlagKind::tokenizer},
     {"--vocab", "", "V", "vocabulary size of a generated table", "at least 2", FlagKind::index, &ReportInputs::vocab,
      [](const ReportInputs&) { return IndexRange{2, {}}; }, true},
     {"--dim", "", "D", "row width of a generated table", "at least 1", FlagKind::index, &ReportInputs::dim,
@@ -31,6 +33,8 @@ const std::array<Flag, 12> FLAGS = {{
      nullptr, true},
     {"--probe", "", "ID", "token to measure", "in [0, V)", FlagKind::index, &ReportInputs::probe,
      [](const ReportInputs& in) { return IndexRange{0, in.vocab}; }},
+    {"--probe-token", "", "TEXT", "token to measure, named by its token or its text",
+     "exactly one token of the vocabulary, inside the table", FlagKind::probe_token},
     {"--k", "", "K", "neighbours per list", "in [1, V)", FlagKind::index, &ReportInputs::k,
      [](const ReportInputs& in) { return IndexRange{1, in.vocab}; }},
     {"--pick", "", "P", "which cosine neighbour to stretch, 0-based", "in [0, K)", FlagKind::index,
@@ -107,6 +111,8 @@ std::string default_text(const Flag& flag) {
         case FlagKind::factor: return json_text(defaults.stretch_factor);
         case FlagKind::out_dir: return DEFAULT_OUT_DIR;
         case FlagKind::table: return "none";
+        case FlagKind::tokenizer: return "the table's own";
+        case FlagKind::probe_token: return "none";
         case FlagKind::help:
         case FlagKind::version: return "";
     }

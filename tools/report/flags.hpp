@@ -22,6 +22,8 @@ enum class FlagKind {
     factor,   // a finite decimal number
     out_dir,  // an existing, writable directory
     table,    // FILE[:TENSOR], a table to load instead of generating one
+    tokenizer,    // PATH, where token names come from
+    probe_token,  // TEXT, the probe named by its token instead of its id
     help,     // no value: print the usage text
     version,  // no value: print the version
 };

@@ -25,11 +25,18 @@ std::vector<pages::RankedId> ranked_ids(const std::vector<Neighbour>& ranked) {
     return ids;
 }
 
-// One ranked list as a table. No vocabulary is read yet, so the text column is empty; a caller with the
-// tokens' texts passes them to ranked_table as names.
-pages::SortableTable list_table(const char* key, const std::string& caption, const char* score,
-                                const std::vector<Neighbour>& ranked) {
-    return pages::ranked_table(key, std::string(key) + ": " + caption, score, ranked_ids(ranked));
+// The run's token texts indexed by id (ranked_table's names), "" for ids without one; empty without names.
+std::vector<std::string> names_by_id(const ReportResult& r) {
+    if (r.tokens.empty()) return {};
+    std::vector<std::string> names(static_cast<std::size_t>(r.tokens.rbegin()->first) + 1);
+    for (const auto& [id, text] : r.tokens) names[static_cast<std::size_t>(id)] = text;
+    return names;
+}
+
+// One ranked list as a table, its text column filled when the run has token names.
+pages::SortableTable list_table(const ReportResult& r, const char* key, const std::string& caption,
+                                const char* score, const std::vector<Neighbour>& ranked) {
+    return pages::ranked_table(key, std::string(key) + ": " + caption, score, ranked_ids(ranked), names_by_id(r));
 }
 
 }  // namespace
@@ -44,11 +51,11 @@ std::string render_html(const ReportResult& r, std::string_view json, std::strin
     page.heading("Numbers (" + std::string(JSON_FILE) + ")");
     page.numbers("numbers", json_numbers(json));
     page.heading("Neighbours of probe " + probe);
-    page.table(list_table("cos_neighbors", "best by cosine", "cosine", r.cos_neighbors));
-    page.table(list_table("dot_neighbors", "best by dot product", "dot", r.dot_neighbors));
+    page.table(list_table(r, "cos_neighbors", "best by cosine", "cosine", r.cos_neighbors));
+    page.table(list_table(r, "dot_neighbors", "best by dot product", "dot", r.dot_neighbors));
     page.heading("After stretching token " + target);
-    page.table(list_table("cos_after_stretch", "best by cosine", "cosine", r.cos_after_stretch));
-    page.table(list_table("dot_after_stretch", "best by dot product", "dot", r.dot_after_stretch));
+    page.table(list_table(r, "cos_after_stretch", "best by cosine", "cosine", r.cos_after_stretch));
+    page.table(list_table(r, "dot_after_stretch", "best by dot product", "dot", r.dot_after_stretch));
     page.heading("Figure (" + std::string(SVG_FILE) + ")");
     page.figure(svg, "Every token by cosine and dot product to probe " + probe + ", before and after token " +
                          target + " is stretched.");

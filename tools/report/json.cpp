@@ -1,5 +1,6 @@
 // embed_report.json: the contract's thirty keys, in the contract's order. For a
-// loaded table seed is null and a thirty-first key, source, follows it.
+// loaded table seed is null and a thirty-first key, source, follows it; with
+// token names a last key, tokens, maps each id shown to its text.
 
 #include <nlohmann/json.hpp>
 
@@ -46,6 +47,12 @@ std::string render_json(const ReportResult& r) {
     j["rms_plain"] = r.rms_plain;
     j["rms_scaled"] = r.rms_scaled;
     j["rms_ratio"] = r.rms_ratio;
+    // With token names: each id the report shows (a decimal string, as JSON keys are strings) to its text.
+    if (!r.tokens.empty()) {
+        nlohmann::ordered_json tokens = nlohmann::ordered_json::object();
+        for (const auto& [id, text] : r.tokens) tokens[std::to_string(id)] = text;
+        j["tokens"] = tokens;
+    }
     return j.dump(2) + "\n";
 }
 

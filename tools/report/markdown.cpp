@@ -9,6 +9,7 @@
 
 #include "format.hpp"
 #include "report.hpp"
+#include "tokens.hpp"
 
 namespace embed::report {
 namespace {
@@ -22,6 +23,30 @@ std::string keyed(const char* key, const std::vector<Index>& ids) { return std::
 
 std::string keyed_ids(const char* key, const std::vector<Neighbour>& ranked) {
     return keyed(key, ids_of(ranked));
+}
+
+// A token's text inside a table cell, after its id: '|' would end the cell.
+std::string cell_text(const ReportResult& r, Index id) {
+    const std::optional<std::string> text = quoted_text(r, id);
+    if (!text) return "";
+    std::string escaped = " ";
+    for (const char c : *text) {
+        if (c == '|') escaped += '\\';
+        escaped += c;
+    }
+    return escaped;
+}
+
+std::string ranked_cell(const ReportResult& r, const std::vector<Neighbour>& ranked, std::size_t i, Index marked) {
+    const Neighbour& n = ranked[i];
+    const std::string id = n.id == marked ? "**" + std::to_string(n.id) + "**" : std::to_string(n.id);
+    return id + cell_text(r, n.id) + " (" + fixed(n.score, 6) + ")";
+}
+
+// " (\" king\")" after an id the run has a name for; nothing without token names.
+std::string read_as(const ReportResult& r, Index id) {
+    const std::optional<std::string> text = quoted_text(r, id);
+    return text ? " (" + *text + ")" : "";
 }
 
 // Bytes with a binary unit beside them: "131072 B (128.0 KiB)".
@@ -74,7 +99,7 @@ void section_measured(std::ostringstream& md, const ReportResult& r) {
     } else {
         md << "- 시드: " << keyed("seed", in.seed) << "\n";
     }
-    md << "- 프로브 토큰: " << keyed("probe", in.probe) << "\n"
+    md << "- 프로브 토큰: " << keyed("probe", in.probe) << read_as(r, in.probe) << "\n"
        << "- 이웃 수 k = " << in.k << ", 늘릴 코사인 이웃의 위치 pick = " << in.pick << " (0부터), 늘리는 배수 "
        << keyed("stretch_factor", in.stretch_factor) << ", 어휘를 키우는 배수 growth = " << in.growth << "\n\n";
 }
@@ -100,7 +125,7 @@ void section_tying(std::ostringstream& md, const ReportResult& r) {
        << "입력에서 쓴 표를 출력 쪽에서 그대로 다시 쓰면 (가중치 묶기) 은닉 벡터 하나가 어휘 전체의 점수가 된다. "
           "프로브의 행을 은닉 벡터로 넣으니 로짓은 "
        << keyed("logit_len", r.logit_len) << " 개이고, 가장 큰 로짓은 " << keyed("logit_argmax", r.logit_argmax)
-       << " 번 토큰이다 (" << keyed("logit_argmax_is_self", r.logit_argmax_is_self) << "). "
+       << read_as(r, r.logit_argmax) << " 번 토큰이다 (" << keyed("logit_argmax_is_self", r.logit_argmax_is_self) << "). "
        << (r.logit_argmax_is_self ? "자기 자신과의 내적은 길이의 제곱이라 프로브 자신이 가장 높다.\n\n"
                                   : "프로브보다 길이가 긴 행이 있어 자기 자신보다 큰 내적을 낸다.\n\n")
        << "표가 하나면 V × d, 따로 두면 같은 모양이 두 개다. 어휘를 " << in.growth
@@ -126,12 +151,6 @@ void section_tying(std::ostringstream& md, const ReportResult& r) {
        << " 를 아낀다 (어휘 " << g.vocab << " 에서는 " << bytes_text(fp32.saved) << ").\n\n";
 }
 
-std::string ranked_cell(const std::vector<Neighbour>& ranked, std::size_t i, Index marked) {
-    const Neighbour& n = ranked[i];
-    const std::string id = n.id == marked ? "**" + std::to_string(n.id) + "**" : std::to_string(n.id);
-    return id + " (" + fixed(n.score, 6) + ")";
-}
-
 void section_dot_cosine(std::ostringstream& md, const ReportResult& r) {
     const ReportInputs& in = r.inputs;
     const Index target = r.stretch_target;
@@ -145,15 +164,15 @@ void section_dot_cosine(std::ostringstream& md, const ReportResult& r) {
        << in.k << " 개를 두 점수로 각각 뽑았다: " << keyed_ids("cos_neighbors", r.cos_neighbors) << ", "
        << keyed_ids("dot_neighbors", r.dot_neighbors) << " (" << keyed("neighbors_differ", r.neighbors_differ)
        << "). 그다음 코사인 이웃의 " << in.pick << " 번 자리 (0부터) 토큰 " << keyed("stretch_target", target)
-       << " 의 행 하나만 " << keyed("stretch_factor", in.stretch_factor) << " 배로 늘렸다: "
+       << read_as(r, target) << " 의 행 하나만 " << keyed("stretch_factor", in.stretch_factor) << " 배로 늘렸다: "
        << keyed_ids("cos_after_stretch", r.cos_after_stretch) << ", "
        << keyed_ids("dot_after_stretch", r.dot_after_stretch) << ".\n\n"
        << "| 순위 | 코사인, 전 | 내적, 전 | 코사인, 후 | 내적, 후 |\n"
        << "| ---: | --- | --- | --- | --- |\n";
     for (std::size_t i = 0; i < r.cos_neighbors.size(); ++i) {
-        md << "| " << i << " | " << ranked_cell(r.cos_neighbors, i, target) << " | "
-           << ranked_cell(r.dot_neighbors, i, target) << " | " << ranked_cell(r.cos_after_stretch, i, target) << " | "
-           << ranked_cell(r.dot_after_stretch, i, target) << " |\n";
+        md << "| " << i << " | " << ranked_cell(r, r.cos_neighbors, i, target) << " | "
+           << ranked_cell(r, r.dot_neighbors, i, target) << " | " << ranked_cell(r, r.cos_after_stretch, i, target)
+           << " | " << ranked_cell(r, r.dot_after_stretch, i, target) << " |\n";
     }
     md << "\n늘린 뒤 코사인 목록은 " << (cos_same ? "그대로다" : "바뀌었다") << " (토큰 " << target << ": "
        << position_text(position_of(r.cos_neighbors, target), in.k) << " → "

@@ -3,6 +3,7 @@
 // JSON, the Markdown, the figure and the page are four views of the same run.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -103,6 +104,8 @@ struct ReportResult {
     double rms_scaled = 0.0;
     double rms_ratio = 0.0;
     StoredScale sqrt_d;
+
+    std::map<Index, std::string> tokens;  // id -> text of every id the report names; empty without token names
 };
 
 /// Runs the library on the table the inputs describe, generated from their seed (validated first).

@@ -18,6 +18,7 @@
 
 #include "format.hpp"
 #include "report.hpp"
+#include "tokens.hpp"
 
 namespace embed::report {
 namespace {
@@ -88,6 +89,18 @@ struct Panel {
     double px(double value) const { return left + (value - x.low) / (x.high - x.low) * kPlotWidth; }
     double py(double value) const { return kPlotTop + kPlotHeight - (value - y.low) / (y.high - y.low) * kPlotHeight; }
 };
+
+// A token's text inside an SVG element: the three characters XML gives a meaning to.
+std::string xml_text(const std::string& raw) {
+    std::string escaped;
+    for (const char c : raw) {
+        if (c == '&') escaped += "&amp;";
+        else if (c == '<') escaped += "&lt;";
+        else if (c == '>') escaped += "&gt;";
+        else escaped += c;
+    }
+    return escaped;
+}
 
 void text(std::ostringstream& svg, double x, double y, const std::string& body, const char* anchor,
           const char* extra = "") {
@@ -280,7 +293,8 @@ void draw_target(std::ostringstream& svg, const Panel& p, const ReportResult& r,
     }
     svg << "<circle cx=\"" << num(x) << "\" cy=\"" << num(y) << "\" r=\"4.5\" fill=\"" << kTargetColour << "\"/>\n";
     const bool label_left = x > p.left + kPlotWidth * 0.75;
-    text(svg, label_left ? x - 10 : x + 10, y + 4, "token " + std::to_string(target.id), label_left ? "end" : "start",
+    text(svg, label_left ? x - 10 : x + 10, y + 4, "token " + xml_text(id_with_text(r, target.id)),
+         label_left ? "end" : "start",
          (std::string(" font-size=\"13\" font-weight=\"bold\" fill=\"") + kTargetColour +
               "\" stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\"")
              .c_str());
@@ -368,7 +382,7 @@ std::string render_svg(const ReportResult& r) {
         << kTargetColour << "\"/></marker></defs>\n"
         << "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";
     text(svg, kWidth / 2, 30,
-         "Stretching token " + std::to_string(r.stretch_target) + " by " + factor + ": cosine rank " +
+         "Stretching token " + xml_text(id_with_text(r, r.stretch_target)) + " by " + factor + ": cosine rank " +
              rank_text(r.cos_neighbors, r.cos_after_stretch, r.stretch_target) + ", dot rank " +
              rank_text(r.dot_neighbors, r.dot_after_stretch, r.stretch_target),
          "middle", " font-size=\"16\" font-weight=\"bold\"");

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 
-namespace embed::report {
+namespace embed::tools {
 namespace {
 
 [[noreturn]] void fail(const std::string& what, const std::filesystem::path& path, int error) {
@@ -17,7 +17,7 @@ namespace {
 }
 
 // Removes the temporary files and the links to previous reports, whatever
-// happened, so a run leaves only the report files behind.
+// happened, so a run leaves only its output files behind.
 class TempFiles {
 public:
     ~TempFiles() {
@@ -110,4 +110,4 @@ std::vector<std::filesystem::path> write_all_or_nothing(const std::filesystem::p
     return targets;  // the kept links are removed with the other temporaries
 }
 
-}  // namespace embed::report
+}  // namespace embed::tools

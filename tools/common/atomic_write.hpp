@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace embed::report {
+namespace embed::tools {
 
 /// A file to write: its name inside the target directory and its bytes.
 struct OutputFile {
@@ -20,4 +20,4 @@ struct OutputFile {
 std::vector<std::filesystem::path> write_all_or_nothing(const std::filesystem::path& dir,
                                                         const std::vector<OutputFile>& files);
 
-}  // namespace embed::report
+}  // namespace embed::tools

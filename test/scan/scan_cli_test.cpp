@@ -1,0 +1,263 @@
+// The built embed_scan, run as a user would in a fresh directory: a planted
+// model (ordinary rows plus rows that never moved from a common start) in a
+// .safetensors with a tokenizer.json beside it, the three files it writes,
+// its refusals (exit 2, one line, earlier files untouched) and the
+// all-or-nothing promise.
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "file_bytes.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using testing::HasSubstr;
+using Index = std::int64_t;
+
+const char* const kFiles[] = {"embed_scan.html", "embed_scan.json", "embed_scan.md"};
+
+std::string read_file(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+}
+
+void write_file(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+struct ToolRun {
+    int status = -1;
+    std::string out;
+    std::string err;
+};
+
+ToolRun run_tool(const fs::path& dir, const std::vector<std::string>& args) {
+    std::string command = "cd '" + dir.string() + "' && '" EMBED_SCAN_EXE "'";
+    for (const auto& arg : args) command += " '" + arg + "'";
+    const fs::path out = dir / ".stdout";
+    const fs::path err = dir / ".stderr";
+    command += " > '" + out.string() + "' 2> '" + err.string() + "'";
+    const int raw = std::system(command.c_str());
+    ToolRun run{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, read_file(out), read_file(err)};
+    fs::remove(out);
+    fs::remove(err);
+    return run;
+}
+
+std::vector<std::string> outputs_in(const fs::path& dir) {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind("embed_scan", 0) == 0 || name.rfind(".embed_scan", 0) == 0) names.push_back(name);
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+constexpr Index kRows = 300;
+constexpr Index kDim = 16;
+constexpr Index kFirstPlanted = 280;   // rows 280-299 never moved from the common start
+constexpr Index kFirstReserved = 290;  // rows 290-299 are reserved special tokens: the reference rows
+
+// An untied model: ordinary rows spread out, planted rows a common start plus noise a thousand times smaller.
+std::vector<float> planted_rows(std::uint32_t seed) {
+    std::mt19937 random(seed);
+    std::normal_distribution<float> spread(0.0f, 1.0f);
+    std::vector<float> start(kDim);
+    for (float& x : start) x = 0.02f * spread(random);
+    std::vector<float> values(static_cast<std::size_t>(kRows * kDim));
+    for (Index r = 0; r < kRows; ++r) {
+        for (Index c = 0; c < kDim; ++c) {
+            const auto i = static_cast<std::size_t>(r * kDim + c);
+            values[i] = r >= kFirstPlanted ? start[static_cast<std::size_t>(c)] + 1e-5f * spread(random) : spread(random);
+        }
+    }
+    return values;
+}
+
+std::string float_bytes(const std::vector<float>& values) {
+    std::string bytes(values.size() * sizeof(float), '\0');
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    return bytes;
+}
+
+// model.safetensors with the embedding and lm_head, and a tokenizer.json: byte-level BPE, "Ġglitch<i>" for
+// the planted ordinary rows (read " glitch<i>"), reserved special tokens for the reference rows.
+void write_model(const fs::path& dir) {
+    const std::string input = float_bytes(planted_rows(1));
+    const std::string output = float_bytes(planted_rows(2));
+    const std::string shape = "[" + std::to_string(kRows) + "," + std::to_string(kDim) + "]";
+    const std::string header =
+        R"({"model.embed_tokens.weight":{"dtype":"F32","shape":)" + shape + R"(,"data_offsets":[0,)" +
+        std::to_string(input.size()) + R"(]},"lm_head.weight":{"dtype":"F32","shape":)" + shape +
+        R"(,"data_offsets":[)" + std::to_string(input.size()) + "," + std::to_string(input.size() + output.size()) +
+        "]}}";
+    write_file(dir / "model.safetensors", embed_test::safetensors_file(header, input + output));
+    nlohmann::json vocab = nlohmann::json::object();
+    nlohmann::json added = nlohmann::json::array();
+    for (Index id = 0; id < kRows; ++id) {
+        if (id >= kFirstReserved) {
+            added.push_back({{"id", id}, {"content", "<|reserved_special_token_" + std::to_string(id) + "|>"},
+                             {"special", true}});
+        } else if (id >= kFirstPlanted) {
+            vocab["\u0120glitch" + std::to_string(id)] = id;
+        } else {
+            vocab["w" + std::to_string(id)] = id;
+        }
+    }
+    const nlohmann::json tokenizer = {
+        {"model", {{"type", "BPE"}, {"vocab", vocab}, {"merges", nlohmann::json::array()}}},
+        {"decoder", {{"type", "ByteLevel"}}},
+        {"added_tokens", added}};
+    write_file(dir / "tokenizer.json", tokenizer.dump());
+}
+
+TEST(ScanCli, APlantedModelsNeverMovedRowsAreAllCandidatesNamedByText) {
+    embed_test::TempDir dir;
+    write_model(dir.path());
+    const ToolRun run = run_tool(dir.path(), {"--table", "model.safetensors", "--percentile", "8"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    EXPECT_EQ(run.out, "wrote ./embed_scan.json\nwrote ./embed_scan.md\nwrote ./embed_scan.html\n");
+    const nlohmann::json scan = nlohmann::json::parse(read_file(dir.path() / "embed_scan.json"));
+    EXPECT_EQ(scan["source"]["input_tensor"], "model.embed_tokens.weight");
+    EXPECT_EQ(scan["source"]["output_tensor"], "lm_head.weight") << "the untied file's output, as check_tying names it";
+    EXPECT_EQ(scan["tied"], false);
+    EXPECT_EQ(scan["reference_from"], "unused tokens");
+    std::vector<Index> reserved;
+    for (Index id = kFirstReserved; id < kRows; ++id) reserved.push_back(id);
+    EXPECT_EQ(scan["reference_ids"].get<std::vector<Index>>(), reserved);
+    EXPECT_EQ(scan["main_indicator"], "output_distance");
+    const auto candidates = scan["candidates"].get<std::vector<Index>>();
+    for (Index id = kFirstPlanted; id < kRows; ++id) {
+        EXPECT_NE(std::find(candidates.begin(), candidates.end(), id), candidates.end()) << "planted row " << id;
+    }
+    for (const char* key : {"input_norm", "output_norm", "output_distance", "input_output_cosine"}) {
+        EXPECT_EQ(scan[key].size(), static_cast<std::size_t>(kRows)) << key;
+    }
+    // Candidates by (indicator, id), all at or below the threshold.
+    const double threshold = scan["threshold"].get<double>();
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        const double value = scan["output_distance"][static_cast<std::size_t>(candidates[i])].get<double>();
+        EXPECT_LE(value, threshold);
+        if (i > 0) {
+            const double before = scan["output_distance"][static_cast<std::size_t>(candidates[i - 1])].get<double>();
+            EXPECT_TRUE(before < value || (before == value && candidates[i - 1] < candidates[i])) << i;
+        }
+    }
+    // Every candidate and reference id named by its text; the planted ordinary rows as a person reads them.
+    std::set<Index> named;
+    for (const auto& [key, text] : scan["tokens"].items()) named.insert(std::stoll(key));
+    std::set<Index> shown(candidates.begin(), candidates.end());
+    shown.insert(reserved.begin(), reserved.end());
+    EXPECT_EQ(named, shown);
+    EXPECT_EQ(scan["tokens"]["285"], " glitch285");
+    EXPECT_EQ(scan["tokens"]["295"], "<|reserved_special_token_295|>");
+    const std::string markdown = read_file(dir.path() / "embed_scan.md");
+    EXPECT_THAT(markdown, HasSubstr("| 285 | \" glitch285\" |"));
+    EXPECT_THAT(read_file(dir.path() / "embed_scan.html"), HasSubstr(" glitch285"));
+}
+
+TEST(ScanCli, ExplicitReferenceIdsAndNoneChooseTheMainIndicator) {
+    embed_test::TempDir dir;
+    write_model(dir.path());
+    ToolRun run = run_tool(dir.path(), {"--table", "model.safetensors", "--reference-ids", "290-292,299,291"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    nlohmann::json scan = nlohmann::json::parse(read_file(dir.path() / "embed_scan.json"));
+    EXPECT_EQ(scan["reference_ids"].get<std::vector<Index>>(), (std::vector<Index>{290, 291, 292, 299}));
+    EXPECT_EQ(scan["reference_from"], "--reference-ids");
+    run = run_tool(dir.path(), {"--table", "model.safetensors", "--reference-ids=none"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    scan = nlohmann::json::parse(read_file(dir.path() / "embed_scan.json"));
+    EXPECT_EQ(scan["main_indicator"], "input_norm");
+    EXPECT_TRUE(scan["output_distance"].is_null());
+}
+
+TEST(ScanCli, ATiedTableScansOneTableWithoutTheInputOutputCosine) {
+    embed_test::TempDir dir;
+    write_model(dir.path());
+    const ToolRun run = run_tool(dir.path(), {"--table", "model.safetensors", "--output-tensor",
+                                              "model.embed_tokens.weight", "--reference-ids", "290-299"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    const nlohmann::json scan = nlohmann::json::parse(read_file(dir.path() / "embed_scan.json"));
+    EXPECT_EQ(scan["tied"], true);
+    EXPECT_TRUE(scan["input_output_cosine"].is_null());
+    EXPECT_EQ(scan["input_norm"], scan["output_norm"]);
+}
+
+TEST(ScanCli, HelpAndVersionExitZero) {
+    embed_test::TempDir dir;
+    ToolRun run = run_tool(dir.path(), {"--percentile", "900", "--help"});
+    EXPECT_EQ(run.status, 0);
+    EXPECT_THAT(run.out, HasSubstr("usage: embed_scan --table FILE[:TENSOR]"));
+    run = run_tool(dir.path(), {"--version"});
+    EXPECT_EQ(run.status, 0);
+    EXPECT_THAT(run.out, testing::StartsWith("embed_scan "));
+    EXPECT_TRUE(outputs_in(dir.path()).empty());
+}
+
+// Each bad argument: exit 2, one line naming the flag and the value, and the previous scan untouched.
+TEST(ScanCli, BadArgumentsExitTwoWithOneLineAndLeaveEarlierFilesAlone) {
+    embed_test::TempDir dir;
+    write_model(dir.path());
+    for (const char* name : kFiles) write_file(dir.path() / name, std::string("previous ") + name);
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{}, "--table is required: the table to scan (see --help)"},
+        {{"--table", "model.safetensors", "--percentile", "101"}, "--percentile '101' is not a number in [0, 100]"},
+        {{"--table", "model.safetensors", "--percentile", "nan"}, "--percentile 'nan' is not a number in [0, 100]"},
+        {{"--table", "model.safetensors", "--percentile=-1"}, "--percentile '-1' is not a number in [0, 100]"},
+        {{"--table", "model.safetensors", "--reference-ids", "5-3"},
+         "--reference-ids '5-3' has the range '5-3', which runs backwards (allowed: comma-separated ids and inclusive "
+         "ranges in [0, V) (177,178,180-187), or none)"},
+        {{"--table", "model.safetensors", "--reference-ids", "1,,2"},
+         "--reference-ids '1,,2' has an empty item (allowed: comma-separated ids and inclusive ranges in [0, V) "
+         "(177,178,180-187), or none)"},
+        {{"--table", "model.safetensors", "--reference-ids", "x"},
+         "--reference-ids 'x' has 'x', which is not an id (allowed: comma-separated ids and inclusive ranges in [0, V) "
+         "(177,178,180-187), or none)"},
+        {{"--table", "model.safetensors", "--reference-ids", "10-300"},
+         "--reference-ids has id 300, outside the table's rows [0, 300)"},
+        {{"--table", "model.safetensors", "--bogus", "1"}, "unknown argument '--bogus' (see --help)"},
+        {{"--table", "model.safetensors", "--table", "model.safetensors"}, "--table is given more than once"},
+        {{"--table", "missing.safetensors"},
+         "--table 'missing.safetensors' is not an existing file or folder (allowed: a .npy, .safetensors or .gguf "
+         "file or a checkpoint folder)"},
+        {{"--table", "model.safetensors", "--output-tensor", "nope"}, ""},  // the loader's message, checked below
+    };
+    for (const auto& [args, message] : cases) {
+        const ToolRun run = run_tool(dir.path(), args);
+        EXPECT_EQ(run.status, 2) << args.size();
+        EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+        if (!message.empty()) EXPECT_EQ(run.err, "embed_scan: " + message + "\n");
+        else EXPECT_THAT(run.err, testing::StartsWith("embed_scan: --output-tensor 'nope' cannot be used: "));
+    }
+    for (const char* name : kFiles) EXPECT_EQ(read_file(dir.path() / name), std::string("previous ") + name);
+}
+
+// A file that cannot be replaced (a directory in its place): exit 1, nothing of the new scan appears.
+TEST(ScanCli, WhenOneFileCannotBeWrittenNoneAppear) {
+    embed_test::TempDir dir;
+    write_model(dir.path());
+    fs::create_directory(dir.path() / "embed_scan.md");
+    write_file(dir.path() / "embed_scan.md" / "keep", "x");
+    const ToolRun run = run_tool(dir.path(), {"--table", "model.safetensors"});
+    EXPECT_EQ(run.status, 1);
+    EXPECT_EQ(outputs_in(dir.path()), std::vector<std::string>{"embed_scan.md"});
+}
+
+}  // namespace

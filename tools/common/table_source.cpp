@@ -1,0 +1,78 @@
+#include "table_source.hpp"
+
+#include <cctype>
+#include <cstdio>
+#include <stdexcept>
+#include <system_error>
+
+#include <embed/io.hpp>
+
+namespace embed::tools {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string lower_extension(const fs::path& path) {
+    std::string extension = path.extension().string();
+    for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return extension;
+}
+
+// Where a table's own names would be: the folder itself, the .gguf itself, or a tokenizer.json
+// in the folder of a .npy or .safetensors file.
+std::optional<fs::path> own_vocabulary_path(const fs::path& table) {
+    std::error_code error;
+    if (fs::is_directory(table, error) || lower_extension(table) == ".gguf") return table;
+    const fs::path beside = table.parent_path() / "tokenizer.json";
+    if (fs::is_regular_file(beside, error)) return beside;
+    return std::nullopt;
+}
+
+}  // namespace
+
+TableSpec split_table_spec(std::string_view flag, std::string_view allowed, const std::string& value) {
+    const auto refuse = [&](const std::string& shown, const std::string& why) {
+        throw std::invalid_argument(std::string(flag) + " '" + shown + "' " + why);
+    };
+    std::error_code error;
+    TableSpec spec{value, ""};
+    const std::size_t colon = value.rfind(':');
+    if (!fs::exists(value, error) && colon != std::string::npos) {
+        spec = {value.substr(0, colon), value.substr(colon + 1)};
+        if (spec.tensor.empty()) refuse(value, "names an empty tensor after ':'");
+    }
+    if (!fs::is_regular_file(spec.file, error) && !fs::is_directory(spec.file, error)) {
+        refuse(spec.file, "is not an existing file or folder (allowed: " + std::string(allowed) + ")");
+    }
+    return spec;
+}
+
+std::optional<Vocabulary> own_vocabulary(std::string_view tool, const TableSpec& spec) {
+    const std::optional<fs::path> path = own_vocabulary_path(spec.file);
+    if (!path) return std::nullopt;
+    try {
+        return load_vocabulary(*path);
+    } catch (const std::exception& error) {
+        // The table is still worth the run: say why its rows go unnamed and carry on with ids.
+        std::fprintf(stderr, "%.*s: no token names: %s\n", static_cast<int>(tool.size()), tool.data(), error.what());
+        return std::nullopt;
+    }
+}
+
+Vocabulary named_vocabulary(std::string_view flag, const std::string& path) {
+    const auto refuse = [&](const std::exception& error) {
+        throw std::invalid_argument(std::string(flag) + " '" + path + "' cannot be used: " + error.what());
+    };
+    try {
+        return load_vocabulary(path);
+    } catch (const FileFormatError& error) {
+        refuse(error);
+    } catch (const std::system_error& error) {  // missing, unreadable, not a regular file
+        refuse(error);
+    } catch (const std::invalid_argument& error) {  // an extension no reader knows
+        refuse(error);
+    }
+    return {};  // not reached: refuse throws
+}
+
+}  // namespace embed::tools

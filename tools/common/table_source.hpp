@@ -1,0 +1,34 @@
+#pragma once
+// Where a tool's table and token names come from: --table FILE[:TENSOR] (a
+// file or a checkpoint folder) and --tokenizer PATH, or the table's own names.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <embed/vocabulary.hpp>
+
+namespace embed::tools {
+
+/// --table's value split into the file (or folder) and the tensor it names ("" for the loader's choice).
+struct TableSpec {
+    std::string file;
+    std::string tensor;
+};
+
+/// value as FILE:TENSOR, split at the last ':' unless the whole value exists (a path may hold a ':').
+/// A path that is neither a file nor a folder, or an empty tensor after ':', throws invalid_argument
+/// starting "FLAG 'VALUE'" and ending with "(allowed: ALLOWED)".
+TableSpec split_table_spec(std::string_view flag, std::string_view allowed, const std::string& value);
+
+/// The token names the table in spec's file comes with: a .gguf's own tokens, a checkpoint folder's
+/// tokenizer.json, or a tokenizer.json beside the file; nullopt when there is none or it cannot be read,
+/// after a note on stderr ("TOOL: no token names: REASON") for one that cannot.
+std::optional<Vocabulary> own_vocabulary(std::string_view tool, const TableSpec& spec);
+
+/// The vocabulary at path (load_vocabulary); any refusal becomes invalid_argument
+/// "FLAG 'PATH' cannot be used: REASON", a bad argument like any other.
+Vocabulary named_vocabulary(std::string_view flag, const std::string& path);
+
+}  // namespace embed::tools

@@ -1,0 +1,102 @@
+// embed_scan.html: one self-contained page (tools/pages) with the run's
+// numbers, the histogram inline and the candidates (and reference rows) as
+// tables sortable by any column.
+
+#include <cmath>
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "histogram.hpp"
+#include "page.hpp"
+#include "scan_run.hpp"
+
+namespace embed::scan_tool {
+namespace {
+
+std::string json_text(double value) { return nlohmann::json(value).dump(); }
+
+std::string text_of(const ScanRun& run, Index id) {
+    const auto found = run.tokens.find(id);
+    return found == run.tokens.end() ? "" : found->second;
+}
+
+pages::Cell number_cell(double value) { return {json_text(value) == "null" ? "NaN" : json_text(value), value}; }
+
+pages::Numbers numbers_of(const ScanRun& run) {
+    const VocabularyScan& s = run.scan;
+    pages::Numbers numbers = {
+        {"file", run.source.file},
+        {"input_tensor", run.source.input_tensor},
+        {"output_tensor", run.source.output_tensor},
+        {"precision", run.source.precision},
+        {"vocab", std::to_string(run.vocab)},
+        {"dim", std::to_string(run.dim)},
+        {"output_dim", std::to_string(run.output_dim)},
+        {"tied", run.source.tied ? "true" : "false"},
+        {"percentile", json_text(run.percentile)},
+        {"reference_from", run.reference_from},
+        {"reference_ids", std::to_string(run.reference_ids.size()) + " rows"},
+        {"main_indicator", s.main_indicator},
+        {"threshold", json_text(s.threshold)},
+        {"candidates", std::to_string(s.candidates.size()) + " rows"},
+    };
+    if (s.output_distance) {
+        numbers.emplace_back("principal_component.eigenvalue", json_text(s.principal_eigenvalue));
+        numbers.emplace_back("principal_component.gap", json_text(s.eigenvalue_gap));
+        numbers.emplace_back("principal_component.error_bound", json_text(s.component_error_bound));
+        numbers.emplace_back("principal_component.converged", s.principal_component_converged ? "true" : "false");
+    }
+    return numbers;
+}
+
+// One row per id: id, text, then each indicator the scan has.
+pages::SortableTable rows_table(const ScanRun& run, std::string id, std::string caption, const std::vector<Index>& ids) {
+    const VocabularyScan& s = run.scan;
+    pages::SortableTable table{std::move(id), std::move(caption), {}, {}};
+    using Kind = pages::SortableTable::Kind;
+    table.columns = {{"id", Kind::number}, {"token", Kind::text}, {"input_norm", Kind::number},
+                     {"output_norm", Kind::number}};
+    if (s.output_distance) table.columns.push_back({"output_distance", Kind::number});
+    if (s.input_output_cosine) table.columns.push_back({"input_output_cosine", Kind::number});
+    for (const Index row : ids) {
+        std::vector<pages::Cell> cells = {{std::to_string(row), static_cast<double>(row)},
+                                          {text_of(run, row), 0.0},
+                                          number_cell(s.input_norm[row]),
+                                          number_cell(s.output_norm[row])};
+        if (s.output_distance) cells.push_back(number_cell((*s.output_distance)[row]));
+        if (s.input_output_cosine) cells.push_back(number_cell((*s.input_output_cosine)[row]));
+        table.rows.push_back(std::move(cells));
+    }
+    return table;
+}
+
+}  // namespace
+
+std::string render_scan_html(const ScanRun& run) {
+    const VocabularyScan& s = run.scan;
+    pages::Page page("Vocabulary scan: which tokens never learned anything");
+    page.paragraph("Each row's input norm, and its output row's cosine distance to the rows known to be unused once the "
+                   "output table's first principal component is projected out (Land & Bartolo, 2024). Candidates: "
+                   "the rows whose " + s.main_indicator + " is at or below its " + json_text(run.percentile) +
+                   "th percentile. Click a column's header to sort by it.");
+    page.heading("Numbers");
+    page.numbers("numbers", numbers_of(run));
+    page.heading("Distribution");
+    page.figure(histogram_svg(run), "Histogram of " + s.main_indicator + " over every row: candidates in red, the "
+                                    "threshold dashed.");
+    page.heading("Candidates");
+    page.table(rows_table(run, "candidates", std::to_string(s.candidates.size()) + " candidates, smallest " +
+                                                 s.main_indicator + " first",
+                          s.candidates));
+    if (!run.reference_ids.empty()) {
+        page.heading("Reference rows");
+        page.table(rows_table(run, "references",
+                              std::to_string(run.reference_ids.size()) + " rows known to be unused, from " +
+                                  run.reference_from,
+                              run.reference_ids));
+    }
+    return page.str();
+}
+
+}  // namespace embed::scan_tool
