@@ -195,11 +195,9 @@ StoredTable load_stored_table(const std::filesystem::path& file, std::string_vie
     const io::TensorEntry& entry = io::choose(open, tensor);
     switch (entry.type) {
         case io::ElementType::bf16: return open.decode<Eigen::bfloat16>(entry);
-        case io::ElementType::f32:
-        case io::ElementType::f16:
-        case io::ElementType::q8_0: return open.decode<float>(entry);
         case io::ElementType::f64:
         case io::ElementType::other: break;
+        default: return open.decode<float>(entry);  // float32, float16 and the quantised types
     }
     return open.decode<double>(entry);  // float64, or the double decoder's error for a dtype it cannot read
 }

@@ -1,0 +1,263 @@
+// ggml's block-quantised types, decoded as llama.cpp's reference dequantisation (dequantize_row_* in
+// ggml-quants.c) does: fp16 scales widened to float32, then float32 products and differences in the same
+// order, so the values agree bit for bit (the build keeps the compiler from fusing a product and a
+// difference into one rounding, -ffp-contract=off). Each block's values are written with plain loops
+// over runs of 16 or 32, which the compiler turns into vector code.
+//
+// Layouts, from ggml's published format (ggml-common.h); fp16 and multi-byte fields little-endian:
+//   Q4_0  (32 values, 18 bytes): d, qs[16]                value (q - 8) * d
+//   Q4_1  (32 values, 20 bytes): d, m, qs[16]             value q * d + m
+//   Q5_0  (32 values, 22 bytes): d, qh[4], qs[16]         value (q - 16) * d, q's fifth bit from qh
+//   Q5_1  (32 values, 24 bytes): d, m, qh[4], qs[16]      value q * d + m
+//   Q8_0  (32 values, 34 bytes): d, int8 qs[32]           value q * d
+//   Q2_K (256 values, 84 bytes): scales[16], qs[64], d, dmin
+//   Q3_K (256 values, 110 bytes): hmask[32], qs[64], scales[12], d
+//   Q4_K (256 values, 144 bytes): d, dmin, scales[12], qs[128]
+//   Q5_K (256 values, 176 bytes): d, dmin, scales[12], qh[32], qs[128]
+//   Q6_K (256 values, 210 bytes): ql[128], qh[64], int8 scales[16], d
+// In the 32-value types a byte's low nibble is value j and its high nibble value j + 16.
+
+#include "io/dequantise.hpp"
+
+#include <utility>
+
+#include "io/half.hpp"
+
+namespace embed::io {
+namespace {
+
+using Bytes = const unsigned char*;
+
+/// The little-endian fp16 at p, widened exactly to float32.
+float half_at(Bytes p) { return half_to_float(static_cast<std::uint16_t>(p[0] | (p[1] << 8))); }
+
+/// An integer in the small range a quant takes, as the float32 equal to it.
+float as_float(int q) { return static_cast<float>(q); }
+
+void q4_0_block(Bytes b, float* y) {
+    const float d = half_at(b);
+    const Bytes qs = b + 2;
+    for (int j = 0; j < 16; ++j) y[j] = as_float((qs[j] & 0x0F) - 8) * d;
+    for (int j = 0; j < 16; ++j) y[j + 16] = as_float((qs[j] >> 4) - 8) * d;
+}
+
+void q4_1_block(Bytes b, float* y) {
+    const float d = half_at(b);
+    const float m = half_at(b + 2);
+    const Bytes qs = b + 4;
+    for (int j = 0; j < 16; ++j) y[j] = as_float(qs[j] & 0x0F) * d + m;
+    for (int j = 0; j < 16; ++j) y[j + 16] = as_float(qs[j] >> 4) * d + m;
+}
+
+/// Q5's 32 fifth bits, bit i for value i.
+std::uint32_t fifth_bits(Bytes qh) {
+    return static_cast<std::uint32_t>(qh[0]) | static_cast<std::uint32_t>(qh[1]) << 8 |
+           static_cast<std::uint32_t>(qh[2]) << 16 | static_cast<std::uint32_t>(qh[3]) << 24;
+}
+
+/// Value i's fifth bit, in place (16) for adding to its nibble.
+int fifth_bit(std::uint32_t bits, int i) { return static_cast<int>((bits >> i) & 1u) << 4; }
+
+void q5_0_block(Bytes b, float* y) {
+    const float d = half_at(b);
+    const std::uint32_t qh = fifth_bits(b + 2);
+    const Bytes qs = b + 6;
+    for (int j = 0; j < 16; ++j) y[j] = as_float(((qs[j] & 0x0F) | fifth_bit(qh, j)) - 16) * d;
+    for (int j = 0; j < 16; ++j) y[j + 16] = as_float(((qs[j] >> 4) | fifth_bit(qh, j + 16)) - 16) * d;
+}
+
+void q5_1_block(Bytes b, float* y) {
+    const float d = half_at(b);
+    const float m = half_at(b + 2);
+    const std::uint32_t qh = fifth_bits(b + 4);
+    const Bytes qs = b + 8;
+    for (int j = 0; j < 16; ++j) y[j] = as_float((qs[j] & 0x0F) | fifth_bit(qh, j)) * d + m;
+    for (int j = 0; j < 16; ++j) y[j + 16] = as_float((qs[j] >> 4) | fifth_bit(qh, j + 16)) * d + m;
+}
+
+void q8_0_block(Bytes b, float* y) {
+    const float d = half_at(b);
+    const Bytes qs = b + 2;
+    for (int j = 0; j < 32; ++j) y[j] = as_float(static_cast<std::int8_t>(qs[j])) * d;
+}
+
+void q2_k_block(Bytes b, float* y) {
+    const Bytes scales = b;
+    const float d = half_at(b + 80);
+    const float min = half_at(b + 82);
+    // Two halves of 128 values, each from 32 bytes of qs: four 2-bit planes, each 2 runs of 16 values
+    // with a 4-bit scale and a 4-bit min of their own.
+    for (int half = 0; half < 2; ++half) {
+        const Bytes q = b + 16 + 32 * half;
+        for (int plane = 0; plane < 4; ++plane) {
+            const int shift = 2 * plane;
+            for (int run = 0; run < 2; ++run) {
+                const int sc = scales[8 * half + 2 * plane + run];
+                const float dl = d * as_float(sc & 0x0F);
+                const float ml = min * as_float(sc >> 4);
+                const Bytes qr = q + 16 * run;
+                for (int l = 0; l < 16; ++l) y[l] = dl * as_float((qr[l] >> shift) & 3) - ml;
+                y += 16;
+            }
+        }
+    }
+}
+
+/// Q3_K's 16 6-bit scales, sub-block k's low four bits from byte k mod 8 (low nibble for k < 8, high
+/// for k >= 8) and its top two bits from byte 8 + k mod 4, two bits at 2 * (k / 4).
+int q3_k_scale(Bytes s, int k) {
+    const int low = k < 8 ? (s[k] & 0x0F) : (s[k - 8] >> 4);
+    const int high = (s[8 + k % 4] >> (2 * (k / 4))) & 3;
+    return low | (high << 4);
+}
+
+void q3_k_block(Bytes b, float* y) {
+    const Bytes hmask = b;
+    const Bytes scales = b + 96;
+    const float d_all = half_at(b + 108);
+    // As Q2_K, with a third bit per value from hmask (bit 4 * half + plane): a clear bit subtracts 4.
+    for (int half = 0; half < 2; ++half) {
+        const Bytes q = b + 32 + 32 * half;
+        for (int plane = 0; plane < 4; ++plane) {
+            const int shift = 2 * plane;
+            const int mask = 1 << (4 * half + plane);
+            for (int run = 0; run < 2; ++run) {
+                const float dl = d_all * as_float(q3_k_scale(scales, 8 * half + 2 * plane + run) - 32);
+                const Bytes qr = q + 16 * run;
+                const Bytes hr = hmask + 16 * run;
+                for (int l = 0; l < 16; ++l) {
+                    y[l] = dl * as_float(((qr[l] >> shift) & 3) - ((hr[l] & mask) != 0 ? 0 : 4));
+                }
+                y += 16;
+            }
+        }
+    }
+}
+
+/// get_scale_min_k4: Q4_K's and Q5_K's 6-bit scale and min of sub-block j (0 to 7) from the 12 bytes s.
+std::pair<int, int> scale_min_k4(int j, Bytes s) {
+    if (j < 4) return {s[j] & 63, s[j + 4] & 63};
+    return {(s[j + 4] & 0x0F) | ((s[j - 4] >> 6) << 4), (s[j + 4] >> 4) | ((s[j] >> 6) << 4)};
+}
+
+void q4_k_block(Bytes b, float* y) {
+    const float d = half_at(b);
+    const float min = half_at(b + 2);
+    const Bytes scales = b + 4;
+    // Four runs of 32 bytes: low nibbles are sub-block 2i, high nibbles sub-block 2i + 1.
+    for (int i = 0; i < 4; ++i) {
+        const Bytes q = b + 16 + 32 * i;
+        const auto [sc1, m1_int] = scale_min_k4(2 * i, scales);
+        const auto [sc2, m2_int] = scale_min_k4(2 * i + 1, scales);
+        const float d1 = d * as_float(sc1);
+        const float m1 = min * as_float(m1_int);
+        const float d2 = d * as_float(sc2);
+        const float m2 = min * as_float(m2_int);
+        for (int l = 0; l < 32; ++l) y[l] = d1 * as_float(q[l] & 0x0F) - m1;
+        for (int l = 0; l < 32; ++l) y[l + 32] = d2 * as_float(q[l] >> 4) - m2;
+        y += 64;
+    }
+}
+
+void q5_k_block(Bytes b, float* y) {
+    const float d = half_at(b);
+    const float min = half_at(b + 2);
+    const Bytes scales = b + 4;
+    const Bytes qh = b + 16;
+    // As Q4_K, with a fifth bit per value from qh: bit 2i for the low nibbles, 2i + 1 for the high.
+    for (int i = 0; i < 4; ++i) {
+        const Bytes ql = b + 48 + 32 * i;
+        const auto [sc1, m1_int] = scale_min_k4(2 * i, scales);
+        const auto [sc2, m2_int] = scale_min_k4(2 * i + 1, scales);
+        const float d1 = d * as_float(sc1);
+        const float m1 = min * as_float(m1_int);
+        const float d2 = d * as_float(sc2);
+        const float m2 = min * as_float(m2_int);
+        const int u1 = 1 << (2 * i);
+        const int u2 = 2 << (2 * i);
+        for (int l = 0; l < 32; ++l) y[l] = d1 * as_float((ql[l] & 0x0F) + ((qh[l] & u1) != 0 ? 16 : 0)) - m1;
+        for (int l = 0; l < 32; ++l) y[l + 32] = d2 * as_float((ql[l] >> 4) + ((qh[l] & u2) != 0 ? 16 : 0)) - m2;
+        y += 64;
+    }
+}
+
+void q6_k_block(Bytes b, float* y) {
+    const float d = half_at(b + 208);
+    // Two halves of 128 values from 64 bytes of ql, 32 of qh and 8 scales. Part p (0 to 3) of a half:
+    // the low (p even) or high (p odd) nibbles of ql[32 * (p / 2) ...], qh's bits 2p and 2p + 1 on top,
+    // minus 32; each run of 16 has its own int8 scale.
+    for (int half = 0; half < 2; ++half) {
+        const Bytes ql = b + 64 * half;
+        const Bytes qh = b + 128 + 32 * half;
+        const Bytes sc = b + 192 + 8 * half;
+        for (int part = 0; part < 4; ++part) {
+            const Bytes qlp = ql + 32 * (part % 2);
+            const int nibble_shift = 4 * (part / 2);
+            const int high_shift = 2 * part;
+            for (int run = 0; run < 2; ++run) {
+                // ggml writes d * sc * q: (d * sc) first, then times q.
+                const float scale = d * as_float(static_cast<std::int8_t>(sc[run + 2 * part]));
+                for (int l = 16 * run; l < 16 * run + 16; ++l) {
+                    const int q = (((qlp[l] >> nibble_shift) & 0x0F) | (((qh[l] >> high_shift) & 3) << 4)) - 32;
+                    y[32 * part + l] = scale * as_float(q);
+                }
+            }
+        }
+        y += 128;
+    }
+}
+
+/// Decodes count values of blocks laid out as layout, one block at a time with decode_block.
+template <void (*decode_block)(Bytes, float*)>
+void each_block(BlockLayout layout, const std::byte* blocks, std::uint64_t count, float* out) {
+    const auto* b = reinterpret_cast<Bytes>(blocks);
+    for (std::uint64_t at = 0; at < count; at += layout.values, b += layout.bytes) decode_block(b, out + at);
+}
+
+}  // namespace
+
+bool is_quantised(ElementType type) { return block_layout(type).values != 0; }
+
+BlockLayout block_layout(ElementType type) {
+    switch (type) {
+        case ElementType::q4_0: return {32, 18};
+        case ElementType::q4_1: return {32, 20};
+        case ElementType::q5_0: return {32, 22};
+        case ElementType::q5_1: return {32, 24};
+        case ElementType::q8_0: return {32, 34};
+        case ElementType::q2_k: return {256, 84};
+        case ElementType::q3_k: return {256, 110};
+        case ElementType::q4_k: return {256, 144};
+        case ElementType::q5_k: return {256, 176};
+        case ElementType::q6_k: return {256, 210};
+        case ElementType::f64:
+        case ElementType::f32:
+        case ElementType::f16:
+        case ElementType::bf16:
+        case ElementType::other: break;
+    }
+    return {};
+}
+
+void dequantise(ElementType type, const std::byte* blocks, std::uint64_t count, float* out) {
+    const BlockLayout layout = block_layout(type);
+    switch (type) {
+        case ElementType::q4_0: return each_block<q4_0_block>(layout, blocks, count, out);
+        case ElementType::q4_1: return each_block<q4_1_block>(layout, blocks, count, out);
+        case ElementType::q5_0: return each_block<q5_0_block>(layout, blocks, count, out);
+        case ElementType::q5_1: return each_block<q5_1_block>(layout, blocks, count, out);
+        case ElementType::q8_0: return each_block<q8_0_block>(layout, blocks, count, out);
+        case ElementType::q2_k: return each_block<q2_k_block>(layout, blocks, count, out);
+        case ElementType::q3_k: return each_block<q3_k_block>(layout, blocks, count, out);
+        case ElementType::q4_k: return each_block<q4_k_block>(layout, blocks, count, out);
+        case ElementType::q5_k: return each_block<q5_k_block>(layout, blocks, count, out);
+        case ElementType::q6_k: return each_block<q6_k_block>(layout, blocks, count, out);
+        case ElementType::f64:
+        case ElementType::f32:
+        case ElementType::f16:
+        case ElementType::bf16:
+        case ElementType::other: break;
+    }
+}
+
+}  // namespace embed::io
