@@ -75,13 +75,19 @@ bool same_value(float got, float want) {
     return std::bit_cast<std::uint32_t>(got) == std::bit_cast<std::uint32_t>(want);
 }
 
+/// A float's bits in hex, for messages.
+std::string hex_bits(float value) {
+    std::ostringstream out;
+    out << "0x" << std::hex << std::bit_cast<std::uint32_t>(value);
+    return out.str();
+}
+
 testing::AssertionResult SameValues(const float* got, const std::vector<float>& want, const std::string& what) {
     for (std::size_t i = 0; i < want.size(); ++i) {
         if (!same_value(got[i], want[i])) {
-            return testing::AssertionFailure() << what << ": value " << i << " is " << got[i] << " (bits 0x"
-                                               << std::hex << std::bit_cast<std::uint32_t>(got[i]) << "), expected "
-                                               << want[i] << " (bits 0x" << std::bit_cast<std::uint32_t>(want[i])
-                                               << ")";
+            return testing::AssertionFailure() << what << ": value " << i << " is " << got[i] << " (bits "
+                                               << hex_bits(got[i]) << "), expected " << want[i] << " (bits "
+                                               << hex_bits(want[i]) << ")";
         }
     }
     return testing::AssertionSuccess();
@@ -199,13 +205,14 @@ TEST_P(QuantTypes, BlocksPastTheFileAreRefusedBeforeReading) {
 TEST_P(QuantTypes, ThreadCountDoesNotChangeTheValues) {
     const GgmlQuantType& type = GetParam();
     constexpr Index rows = 1531;
-    constexpr Index cols = 256;
+    constexpr Index cols = 512;
     const std::string blocks = random_blocks(type, static_cast<int>(rows * cols / type.block_values), 11 + type.id);
     const std::vector<float> expected = embed_test::reference_values(type, blocks);
     const TempDir dir;
     const auto file = dir.write("big.gguf", quant_gguf(type.id, rows, cols, blocks));
     for (const int threads : {1, 2, 7}) {
         embed::detail::set_worker_count(threads);
+        ASSERT_EQ(embed::detail::thread_count(rows, cols), threads) << "the rows must split " << threads << " ways";
         const embed::TableF32 table = embed::load_table_f32(file);
         EXPECT_TRUE(SameValues(table.data(), expected, type.name + " at " + std::to_string(threads) + " threads"));
     }
