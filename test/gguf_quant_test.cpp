@@ -201,6 +201,18 @@ TEST_P(QuantTypes, BlocksPastTheFileAreRefusedBeforeReading) {
                     std::to_string(9 * type.block_bytes) + " bytes")));
 }
 
+// A row can hold more values than the file has bytes (Q2_K stores 256 in 84): such a table loads.
+TEST_P(QuantTypes, RowsWiderThanTheFileLoad) {
+    const GgmlQuantType& type = GetParam();
+    const int width = 16 * 256;
+    const std::string blocks = random_blocks(type, width / type.block_values, 3);
+    const TempDir dir;
+    const std::string bytes = quant_gguf(type.id, 1, static_cast<std::uint64_t>(width), blocks);
+    const auto file = dir.write("wide.gguf", bytes);
+    const embed::TableF32 table = embed::load_table_f32(file);
+    EXPECT_TRUE(SameValues(table.data(), embed_test::reference_values(type, blocks), type.name + " wide row"));
+}
+
 // Past one decode chunk (2^16 values) and split between threads: the values do not depend on how.
 TEST_P(QuantTypes, ThreadCountDoesNotChangeTheValues) {
     const GgmlQuantType& type = GetParam();

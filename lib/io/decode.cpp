@@ -213,8 +213,9 @@ void read_elements(const TensorEntry& entry, const ByteSource& source, std::uint
 }
 
 /// Throws FileFormatError unless entry is a 2-D tensor of an element type we convert, no dimension larger
-/// than the file. A table with entries meets that by itself (each entry takes at least a byte); an empty one
-/// such as (2^62, 0) must not, or every loop over its rows would run for ever.
+/// than the file can hold. A table with entries meets that by itself (each row, and each entry or block,
+/// takes at least a byte); an empty one such as (2^62, 0) must not, or every loop over its rows would run
+/// for ever.
 template <class Out>
 void require_loadable(const TensorEntry& entry, const ByteSource& source) {
     const std::filesystem::path& file = source.path();
@@ -226,8 +227,13 @@ void require_loadable(const TensorEntry& entry, const ByteSource& source) {
         throw FileFormatError(file, "tensor '" + entry.name + "' has dtype " + entry.dtype +
                                         "; supported: float64, float32, float16, bfloat16, " + quantised_names);
     }
-    for (const std::int64_t extent : entry.shape) {
-        if (static_cast<std::uint64_t>(extent) > source.size()) {
+    // Every row takes at least a byte, and so does every column but in the quantised types, where a row of d
+    // values takes d / block values blocks: at most that many blocks fit.
+    const BlockLayout layout = block_layout(entry.type);
+    const std::uint64_t most_columns =
+        layout.values == 0 ? source.size() : source.size() / layout.bytes * layout.values;
+    for (std::size_t i = 0; i < entry.shape.size(); ++i) {
+        if (static_cast<std::uint64_t>(entry.shape[i]) > (i == 0 ? source.size() : most_columns)) {
             throw FileFormatError(file, "tensor '" + entry.name + "' has shape " + shape_text(entry.shape) +
                                             ", a dimension larger than the file's " + std::to_string(source.size()) +
                                             " bytes");
