@@ -34,45 +34,61 @@ float half_at(Bytes p) { return half_to_float(static_cast<std::uint16_t>(p[0] | 
 /// An integer in the small range a quant takes, as the float32 equal to it.
 float as_float(int q) { return static_cast<float>(q); }
 
+/// A 32-value block's 16 bytes of nibbles as its 32 quants: low nibbles are values 0-15, high 16-31.
+void split_nibbles(Bytes qs, std::uint8_t* q) {
+    for (int j = 0; j < 16; ++j) q[j] = static_cast<std::uint8_t>(qs[j] & 0x0F);
+    for (int j = 0; j < 16; ++j) q[j + 16] = static_cast<std::uint8_t>(qs[j] >> 4);
+}
+
+/// Q5's fifth bits (4 bytes, bit i for value i, little-endian) added to the nibbles as 16. Each byte is
+/// repeated 8 times and tested against a mask per value, so the loop vectorises (a shift by a different
+/// count per value would not, before AVX2).
+void add_fifth_bits(Bytes qh, std::uint8_t* q) {
+    static constexpr std::uint8_t bit_of_value[32] = {1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128,
+                                                      1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128};
+    std::uint8_t repeated[32];
+    for (int i = 0; i < 32; ++i) repeated[i] = qh[i / 8];
+    for (int i = 0; i < 32; ++i) {
+        q[i] = static_cast<std::uint8_t>(q[i] | ((repeated[i] & bit_of_value[i]) != 0 ? 16 : 0));
+    }
+}
+
+/// ggml's form for the types without a min: y = (q - offset) * d.
+void times_scale(const std::uint8_t* q, int offset, float d, float* y) {
+    for (int j = 0; j < 32; ++j) y[j] = as_float(q[j] - offset) * d;
+}
+
+/// ggml's form for the types with a min: y = q * d + m.
+void times_scale_plus_min(const std::uint8_t* q, float d, float m, float* y) {
+    for (int j = 0; j < 32; ++j) y[j] = as_float(q[j]) * d + m;
+}
+
+// The quants are unpacked first, as bytes (sixteen to a vector), then converted and scaled.
+
 void q4_0_block(Bytes b, float* y) {
-    const float d = half_at(b);
-    const Bytes qs = b + 2;
-    for (int j = 0; j < 16; ++j) y[j] = as_float((qs[j] & 0x0F) - 8) * d;
-    for (int j = 0; j < 16; ++j) y[j + 16] = as_float((qs[j] >> 4) - 8) * d;
+    std::uint8_t q[32];
+    split_nibbles(b + 2, q);
+    times_scale(q, 8, half_at(b), y);
 }
 
 void q4_1_block(Bytes b, float* y) {
-    const float d = half_at(b);
-    const float m = half_at(b + 2);
-    const Bytes qs = b + 4;
-    for (int j = 0; j < 16; ++j) y[j] = as_float(qs[j] & 0x0F) * d + m;
-    for (int j = 0; j < 16; ++j) y[j + 16] = as_float(qs[j] >> 4) * d + m;
+    std::uint8_t q[32];
+    split_nibbles(b + 4, q);
+    times_scale_plus_min(q, half_at(b), half_at(b + 2), y);
 }
-
-/// Q5's 32 fifth bits, bit i for value i.
-std::uint32_t fifth_bits(Bytes qh) {
-    return static_cast<std::uint32_t>(qh[0]) | static_cast<std::uint32_t>(qh[1]) << 8 |
-           static_cast<std::uint32_t>(qh[2]) << 16 | static_cast<std::uint32_t>(qh[3]) << 24;
-}
-
-/// Value i's fifth bit, in place (16) for adding to its nibble.
-int fifth_bit(std::uint32_t bits, int i) { return static_cast<int>((bits >> i) & 1u) << 4; }
 
 void q5_0_block(Bytes b, float* y) {
-    const float d = half_at(b);
-    const std::uint32_t qh = fifth_bits(b + 2);
-    const Bytes qs = b + 6;
-    for (int j = 0; j < 16; ++j) y[j] = as_float(((qs[j] & 0x0F) | fifth_bit(qh, j)) - 16) * d;
-    for (int j = 0; j < 16; ++j) y[j + 16] = as_float(((qs[j] >> 4) | fifth_bit(qh, j + 16)) - 16) * d;
+    std::uint8_t q[32];
+    split_nibbles(b + 6, q);
+    add_fifth_bits(b + 2, q);
+    times_scale(q, 16, half_at(b), y);
 }
 
 void q5_1_block(Bytes b, float* y) {
-    const float d = half_at(b);
-    const float m = half_at(b + 2);
-    const std::uint32_t qh = fifth_bits(b + 4);
-    const Bytes qs = b + 8;
-    for (int j = 0; j < 16; ++j) y[j] = as_float((qs[j] & 0x0F) | fifth_bit(qh, j)) * d + m;
-    for (int j = 0; j < 16; ++j) y[j + 16] = as_float((qs[j] >> 4) | fifth_bit(qh, j + 16)) * d + m;
+    std::uint8_t q[32];
+    split_nibbles(b + 8, q);
+    add_fifth_bits(b + 4, q);
+    times_scale_plus_min(q, half_at(b), half_at(b + 2), y);
 }
 
 void q8_0_block(Bytes b, float* y) {
@@ -81,25 +97,31 @@ void q8_0_block(Bytes b, float* y) {
     for (int j = 0; j < 32; ++j) y[j] = as_float(static_cast<std::int8_t>(qs[j])) * d;
 }
 
+/// Q2_K's and Q3_K's 2-bit quants: 256 values in two halves of 128, each from 32 bytes of qs holding four
+/// 2-bit planes; plane p of byte l is value 32 * p + l of its half.
+void split_planes(Bytes qs, std::uint8_t* q) {
+    for (int half = 0; half < 2; ++half) {
+        const Bytes qh = qs + 32 * half;
+        std::uint8_t* out = q + 128 * half;
+        for (int l = 0; l < 32; ++l) out[l] = static_cast<std::uint8_t>(qh[l] & 3);
+        for (int l = 0; l < 32; ++l) out[l + 32] = static_cast<std::uint8_t>((qh[l] >> 2) & 3);
+        for (int l = 0; l < 32; ++l) out[l + 64] = static_cast<std::uint8_t>((qh[l] >> 4) & 3);
+        for (int l = 0; l < 32; ++l) out[l + 96] = static_cast<std::uint8_t>(qh[l] >> 6);
+    }
+}
+
 void q2_k_block(Bytes b, float* y) {
     const Bytes scales = b;
     const float d = half_at(b + 80);
     const float min = half_at(b + 82);
-    // Two halves of 128 values, each from 32 bytes of qs: four 2-bit planes, each 2 runs of 16 values
-    // with a 4-bit scale and a 4-bit min of their own.
-    for (int half = 0; half < 2; ++half) {
-        const Bytes q = b + 16 + 32 * half;
-        for (int plane = 0; plane < 4; ++plane) {
-            const int shift = 2 * plane;
-            for (int run = 0; run < 2; ++run) {
-                const int sc = scales[8 * half + 2 * plane + run];
-                const float dl = d * as_float(sc & 0x0F);
-                const float ml = min * as_float(sc >> 4);
-                const Bytes qr = q + 16 * run;
-                for (int l = 0; l < 16; ++l) y[l] = dl * as_float((qr[l] >> shift) & 3) - ml;
-                y += 16;
-            }
-        }
+    std::uint8_t q[256];
+    split_planes(b + 16, q);
+    // Each run of 16 values has a 4-bit scale (low nibble) and a 4-bit min (high nibble) of its own.
+    for (int run = 0; run < 16; ++run) {
+        const int sc = scales[run];
+        const float dl = d * as_float(sc & 0x0F);
+        const float ml = min * as_float(sc >> 4);
+        for (int l = 0; l < 16; ++l) y[16 * run + l] = dl * as_float(q[16 * run + l]) - ml;
     }
 }
 
@@ -115,22 +137,17 @@ void q3_k_block(Bytes b, float* y) {
     const Bytes hmask = b;
     const Bytes scales = b + 96;
     const float d_all = half_at(b + 108);
-    // As Q2_K, with a third bit per value from hmask (bit 4 * half + plane): a clear bit subtracts 4.
-    for (int half = 0; half < 2; ++half) {
-        const Bytes q = b + 32 + 32 * half;
-        for (int plane = 0; plane < 4; ++plane) {
-            const int shift = 2 * plane;
-            const int mask = 1 << (4 * half + plane);
-            for (int run = 0; run < 2; ++run) {
-                const float dl = d_all * as_float(q3_k_scale(scales, 8 * half + 2 * plane + run) - 32);
-                const Bytes qr = q + 16 * run;
-                const Bytes hr = hmask + 16 * run;
-                for (int l = 0; l < 16; ++l) {
-                    y[l] = dl * as_float(((qr[l] >> shift) & 3) - ((hr[l] & mask) != 0 ? 0 : 4));
-                }
-                y += 16;
-            }
+    // As Q2_K, with a third bit per value: bit i / 32 of hmask[i % 32]; a clear bit subtracts 4.
+    std::uint8_t q[256];
+    split_planes(b + 32, q);
+    for (int bit = 0; bit < 8; ++bit) {
+        for (int l = 0; l < 32; ++l) {
+            q[32 * bit + l] = static_cast<std::uint8_t>(q[32 * bit + l] + ((hmask[l] & (1 << bit)) != 0 ? 4 : 0));
         }
+    }
+    for (int run = 0; run < 16; ++run) {
+        const float dl = d_all * as_float(q3_k_scale(scales, run) - 32);
+        for (int l = 0; l < 16; ++l) y[16 * run + l] = dl * as_float(q[16 * run + l] - 4);
     }
 }
 
