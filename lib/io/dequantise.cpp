@@ -110,6 +110,12 @@ void split_planes(Bytes qs, std::uint8_t* q) {
     }
 }
 
+/// 16 values dl * (q - offset) - ml, as Q2_K (offset 0) and Q3_K (ml 0: x - 0 is x, even for -0 and NaN)
+/// write them; a function of its own so the loop is vectorised by itself, not as part of the runs around it.
+void times_less_min16(const std::uint8_t* q, int offset, float dl, float ml, float* y) {
+    for (int l = 0; l < 16; ++l) y[l] = dl * as_float(q[l] - offset) - ml;
+}
+
 void q2_k_block(Bytes b, float* y) {
     const Bytes scales = b;
     const float d = half_at(b + 80);
@@ -121,7 +127,7 @@ void q2_k_block(Bytes b, float* y) {
         const int sc = scales[run];
         const float dl = d * as_float(sc & 0x0F);
         const float ml = min * as_float(sc >> 4);
-        for (int l = 0; l < 16; ++l) y[16 * run + l] = dl * as_float(q[16 * run + l]) - ml;
+        times_less_min16(q + 16 * run, 0, dl, ml, y + 16 * run);
     }
 }
 
@@ -147,7 +153,7 @@ void q3_k_block(Bytes b, float* y) {
     }
     for (int run = 0; run < 16; ++run) {
         const float dl = d_all * as_float(q3_k_scale(scales, run) - 32);
-        for (int l = 0; l < 16; ++l) y[16 * run + l] = dl * as_float(q[16 * run + l] - 4);
+        times_less_min16(q + 16 * run, 4, dl, 0.0f, y + 16 * run);
     }
 }
 
@@ -198,28 +204,36 @@ void q5_k_block(Bytes b, float* y) {
     }
 }
 
+/// 16 six-bit quants (0 to 63) less 32, times scale, as ggml's Q6_K writes them.
+void q6_k_run(const std::uint8_t* q, float scale, float* y) {
+    for (int l = 0; l < 16; ++l) y[l] = scale * as_float(q[l] - 32);
+}
+
 void q6_k_block(Bytes b, float* y) {
     const float d = half_at(b + 208);
-    // Two halves of 128 values from 64 bytes of ql, 32 of qh and 8 scales. Part p (0 to 3) of a half:
-    // the low (p even) or high (p odd) nibbles of ql[32 * (p / 2) ...], qh's bits 2p and 2p + 1 on top,
-    // minus 32; each run of 16 has its own int8 scale.
+    // Two halves of 128 values from 64 bytes of ql, 32 of qh and 8 scales. Quarter p (0 to 3) of a half:
+    // the low (p < 2) or high nibbles of ql[32 * (p % 2) ...], qh's bits 2p and 2p + 1 on top, minus 32;
+    // each run of 16 has its own int8 scale. The quants are unpacked as bytes first.
     for (int half = 0; half < 2; ++half) {
         const Bytes ql = b + 64 * half;
         const Bytes qh = b + 128 + 32 * half;
         const Bytes sc = b + 192 + 8 * half;
-        for (int part = 0; part < 4; ++part) {
-            const Bytes qlp = ql + 32 * (part % 2);
-            const int nibble_shift = 4 * (part / 2);
-            const int high_shift = 2 * part;
-            for (int run = 0; run < 2; ++run) {
-                // ggml writes d * sc * q: (d * sc) first, then times q.
-                const float scale = d * as_float(static_cast<std::int8_t>(sc[run + 2 * part]));
-                for (int l = 16 * run; l < 16 * run + 16; ++l) {
-                    const int q = (((qlp[l] >> nibble_shift) & 0x0F) | (((qh[l] >> high_shift) & 3) << 4)) - 32;
-                    y[32 * part + l] = scale * as_float(q);
-                }
-            }
-        }
+        std::uint8_t q[128];
+        for (int l = 0; l < 32; ++l) q[l] = static_cast<std::uint8_t>((ql[l] & 0x0F) | ((qh[l] & 0x03) << 4));
+        for (int l = 0; l < 32; ++l) q[l + 32] = static_cast<std::uint8_t>((ql[l + 32] & 0x0F) | ((qh[l] & 0x0C) << 2));
+        for (int l = 0; l < 32; ++l) q[l + 64] = static_cast<std::uint8_t>((ql[l] >> 4) | (qh[l] & 0x30));
+        for (int l = 0; l < 32; ++l) q[l + 96] = static_cast<std::uint8_t>((ql[l + 32] >> 4) | ((qh[l] & 0xC0) >> 2));
+        // ggml writes d * sc * q: (d * sc) first, then times q.
+        float scale[8];
+        for (int run = 0; run < 8; ++run) scale[run] = d * as_float(static_cast<std::int8_t>(sc[run]));
+        q6_k_run(q, scale[0], y);
+        q6_k_run(q + 16, scale[1], y + 16);
+        q6_k_run(q + 32, scale[2], y + 32);
+        q6_k_run(q + 48, scale[3], y + 48);
+        q6_k_run(q + 64, scale[4], y + 64);
+        q6_k_run(q + 80, scale[5], y + 80);
+        q6_k_run(q + 96, scale[6], y + 96);
+        q6_k_run(q + 112, scale[7], y + 112);
         y += 128;
     }
 }
