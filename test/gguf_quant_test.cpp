@@ -194,7 +194,8 @@ TEST_P(QuantTypes, BlocksPastTheFileAreRefusedBeforeReading) {
     const TempDir dir;
     // Ten rows of one block declared, nine blocks present.
     const std::string nine = random_blocks(type, 9, 7);
-    const auto file = dir.write("short.gguf", quant_gguf(type.id, 10, static_cast<std::uint64_t>(type.block_values), nine));
+    const auto width = static_cast<std::uint64_t>(type.block_values);
+    const auto file = dir.write("short.gguf", quant_gguf(type.id, 10, width, nine));
     EXPECT_THAT([&] { (void)embed::list_tensors(file); },
                 testing::ThrowsMessage<FileFormatError>(HasSubstr(
                     "with " + std::to_string(10 * type.block_bytes) + " bytes runs past the data section of " +

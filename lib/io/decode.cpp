@@ -113,7 +113,9 @@ const char* precision_name() {
 /// The dtypes holds_exactly<Out> accepts, for messages.
 template <class Out>
 std::string exact_sources() {
-    if constexpr (std::is_same_v<Out, double>) return std::string("float64, float32, float16, bfloat16, ") + quantised_names;
+    if constexpr (std::is_same_v<Out, double>) {
+        return std::string("float64, float32, float16, bfloat16, ") + quantised_names;
+    }
     if constexpr (std::is_same_v<Out, float>) return std::string("float32, float16, bfloat16, ") + quantised_names;
     return "bfloat16 only";
 }

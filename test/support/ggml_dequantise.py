@@ -1,7 +1,8 @@
 """A second, independent reference for ggml's block-quantised types, in numpy float32.
 
 Usage: ggml_dequantise.py TYPE BLOCKS_FILE [TYPE BLOCKS_FILE ...]. Reads whole blocks of each TYPE
-(Q4_0 ... Q6_K) from its file and prints one line per pair: each value's float32 bits as a decimal integer. The layouts are ggml's published ones (ggml-common.h);
+(Q4_0 ... Q6_K) from its file and prints one line per pair: each value's float32 bits as a decimal
+integer. The layouts are ggml's published ones (ggml-common.h);
 the arithmetic is ggml's reference order in float32 (numpy float32 operations are IEEE single, so the
 same operations in the same order give the same bits): scale products first, then times the quant, then
 the min subtracted (K types) or added (Q4_1, Q5_1).

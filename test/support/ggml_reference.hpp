@@ -40,7 +40,8 @@ inline float reference_half(std::uint16_t bits) {
     const int fraction = bits & 0x3FF;
     if (exponent == 31) {
         if (fraction == 0) return std::bit_cast<float>(negative ? 0xFF800000u : 0x7F800000u);
-        return std::bit_cast<float>((negative ? 0x80000000u : 0u) | 0x7F800000u | (static_cast<std::uint32_t>(fraction) << 13));
+        const std::uint32_t sign = negative ? 0x80000000u : 0u;
+        return std::bit_cast<float>(sign | 0x7F800000u | (static_cast<std::uint32_t>(fraction) << 13));
     }
     // value = (exponent == 0 ? fraction : 1024 + fraction) * 2^(max(exponent, 1) - 25), exact in float32.
     const float significand = static_cast<float>(exponent == 0 ? fraction : 1024 + fraction);

@@ -17,7 +17,8 @@ SLAB_ROWS = 4096
 
 def finite_halves(rng, count):
     """count random finite fp16 bit patterns, as little-endian bytes."""
-    bits = rng.integers(0, 0x7C00, size=count, dtype=np.uint16) | (rng.integers(0, 2, size=count, dtype=np.uint16) << 15)
+    magnitude = rng.integers(0, 0x7C00, size=count, dtype=np.uint16)
+    bits = magnitude | (rng.integers(0, 2, size=count, dtype=np.uint16) << 15)
     return bits.astype("<u2").view(np.uint8).reshape(count, 2)
 
 
