@@ -22,6 +22,12 @@
 // fewer is fine (tables are often padded). Errors name the file at fault: the
 // directory, config.json, the index or a shard.
 //
+// GGUF's block-quantised types Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K,
+// Q5_K and Q6_K are read as ggml's reference dequantisation computes them: fp16
+// scales widened, then float32 arithmetic in ggml's order, so each value equals
+// llama.cpp's bit for bit (a NaN or infinite scale gives what that arithmetic
+// gives). Those float32 values are the table's: load_table widens them exactly.
+//
 // Errors: a file whose contents are wrong throws FileFormatError naming the
 // file, the field and the value found. A file that cannot be opened, read or
 // written throws std::filesystem::filesystem_error (a std::system_error).
@@ -63,7 +69,9 @@ struct TensorInfo {
     /// Outermost dimension first, as numpy prints it: a (V, d) table is {V, d} in every format
     /// (GGUF stores its dimensions innermost first, ne = [d, V]; they are reversed here).
     std::vector<std::int64_t> shape;
-    /// Whether load_table can read it: two dimensions and an element type it converts to double.
+    /// Whether load_table can read it: two dimensions and an element type it converts to double (GGUF: F64, F32,
+    /// F16, BF16 and the quantised Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K ... Q6_K; any other ggml type is listed
+    /// by its ggml name, an id ggml never defined as "ggml type N").
     bool loadable = false;
 };
 
@@ -94,8 +102,9 @@ struct Tying {
 Table load_table(const std::filesystem::path& file, std::string_view tensor = {});
 
 /// Reads the table (V, d) stored in file as float32, never passing through double: float32 data as stored
-/// (NaN payloads too), float16, bfloat16 and Q8_0 widened exactly. A float64 tensor, which float32 would round,
-/// throws FileFormatError naming its dtype (load_table reads it). tensor as for load_table.
+/// (NaN payloads too), float16 and bfloat16 widened exactly, GGUF's quantised types as ggml dequantises them.
+/// A float64 tensor, which float32 would round, throws FileFormatError naming its dtype (load_table reads it).
+/// tensor as for load_table.
 TableF32 load_table_f32(const std::filesystem::path& file, std::string_view tensor = {});
 
 /// Reads a bfloat16 table (V, d) stored in file bit for bit as stored. Any other dtype throws FileFormatError
@@ -106,7 +115,7 @@ TableBF16 load_table_bf16(const std::filesystem::path& file, std::string_view te
 using StoredTable = std::variant<Table, TableF32, TableBF16>;
 
 /// Reads the table (V, d) in file in its own precision, never widened further than needed: bfloat16 data as
-/// TableBF16, float32, float16 and Q8_0 as TableF32, float64 as Table. Errors as load_table's.
+/// TableBF16, float32, float16 and GGUF's quantised types as TableF32, float64 as Table. Errors as load_table's.
 StoredTable load_stored_table(const std::filesystem::path& file, std::string_view tensor = {});
 
 /// Writes table (V, d) to file: .npy (float64, format 1.0) or .safetensors (F64, named tensor or "weight").

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "threads/float_mode.hpp"
+#include "io/dequantise.hpp"
 #include "io/formats.hpp"
 #include "io/half.hpp"
 #include "io/sizes.hpp"
@@ -21,12 +22,11 @@ namespace embed::io {
 namespace {
 
 /// Elements read and converted per chunk: large enough to stream, small enough for the buffer to stay in
-/// cache; a multiple of 32 so a chunk of Q8_0 is whole blocks.
+/// cache; a multiple of 256 so a chunk of any ggml quantised type is whole blocks.
 constexpr std::uint64_t chunk_elements = std::uint64_t{1} << 16;
 
-/// Q8_0 (as llama.cpp): blocks of 32 values, each an fp16 scale then 32 int8; value = scale * int8.
-constexpr std::uint64_t q8_0_block = 32;
-constexpr std::uint64_t q8_0_block_bytes = 2 + q8_0_block;
+/// Quantised values widened to double a piece at a time through a float32 buffer of this many (whole blocks).
+constexpr std::uint64_t widen_piece = 4096;
 
 /// value with its bytes in the opposite order (std::byteswap is C++23).
 template <typename T>
@@ -52,15 +52,13 @@ std::uint64_t element_bytes(ElementType type) {
         case ElementType::f32: return 4;
         case ElementType::f16:
         case ElementType::bf16: return 2;
-        case ElementType::q8_0:
-        case ElementType::other: break;
+        default: break;  // quantised, or other
     }
     return 0;
 }
 
 /// Whether every value of element type `type` is an Out, so converting loses nothing: double holds them all,
-/// float32 all but float64's (an fp16 times an int8, Q8_0's value, needs at most 19 significant bits),
-/// bfloat16 only its own.
+/// float32 all but float64's (a quantised type's value is what ggml computes in float32), bfloat16 only its own.
 template <class Out>
 constexpr bool holds_exactly(ElementType type) {
     if (type == ElementType::other) return false;
@@ -101,6 +99,9 @@ Out from_bfloat16_bits(std::uint16_t bits) {
     }
 }
 
+/// The ggml quantised types read, for messages.
+constexpr const char* quantised_names = "Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K";
+
 /// Out's name, for messages.
 template <class Out>
 const char* precision_name() {
@@ -111,9 +112,11 @@ const char* precision_name() {
 
 /// The dtypes holds_exactly<Out> accepts, for messages.
 template <class Out>
-const char* exact_sources() {
-    if constexpr (std::is_same_v<Out, double>) return "float64, float32, float16, bfloat16, Q8_0";
-    if constexpr (std::is_same_v<Out, float>) return "float32, float16, bfloat16, Q8_0";
+std::string exact_sources() {
+    if constexpr (std::is_same_v<Out, double>) {
+        return std::string("float64, float32, float16, bfloat16, ") + quantised_names;
+    }
+    if constexpr (std::is_same_v<Out, float>) return std::string("float32, float16, bfloat16, ") + quantised_names;
     return "bfloat16 only";
 }
 
@@ -145,30 +148,33 @@ void convert_elements(const TensorEntry& entry, const std::byte* p, std::uint64_
         case ElementType::bf16:
             for (std::uint64_t i = 0; i < count; ++i) out[i] = from_bfloat16_bits<Out>(load_uint<std::uint16_t>(p + 2 * i, big));
             break;
-        case ElementType::q8_0:
-        case ElementType::other: break;
+        default: break;  // quantised, or other
     }
 }
 
-/// count elements of a Q8_0 tensor (a multiple of 32), their blocks' bytes at block, converted into out.
+/// count values of a quantised tensor (whole blocks), their blocks at blocks, as ggml's float32 values into
+/// out: straight for float, through a small float32 buffer widened exactly for double.
 template <class Out>
-void convert_q8_0(const std::byte* block, std::uint64_t count, Out* out) {
-    for (std::uint64_t b = 0; b < count / q8_0_block; ++b, block += q8_0_block_bytes) {
-        // llama.cpp multiplies in float; an fp16 times an int8 needs at most 19 significant bits, so the
-        // product is exact in float and in double alike.
-        const double scale = half_to_double(load_uint<std::uint16_t>(block, false));
-        for (std::uint64_t j = 0; j < q8_0_block; ++j) {
-            const auto q = static_cast<std::int8_t>(std::to_integer<std::uint8_t>(block[2 + j]));
-            out[b * q8_0_block + j] = exact_from_double<Out>(scale * static_cast<double>(q));
+void convert_quantised(ElementType type, const std::byte* blocks, std::uint64_t count, Out* out) {
+    if constexpr (std::is_same_v<Out, float>) {
+        dequantise(type, blocks, count, out);
+    } else if constexpr (std::is_same_v<Out, double>) {
+        const BlockLayout layout = block_layout(type);
+        float piece[widen_piece];
+        for (std::uint64_t at = 0; at < count; at += widen_piece) {
+            const std::uint64_t n = std::min(widen_piece, count - at);
+            dequantise(type, blocks + at / layout.values * layout.bytes, n, piece);
+            for (std::uint64_t i = 0; i < n; ++i) out[at + i] = static_cast<double>(piece[i]);
         }
     }
 }
 
-/// The byte range elements [first, first + count) occupy in the file: its offset and size.
+/// The byte range elements [first, first + count) occupy in the file: its offset and size. For a quantised
+/// type first and count are whole blocks (rows are, and chunks are multiples of every block).
 std::pair<std::uint64_t, std::uint64_t> element_range(const TensorEntry& entry, std::uint64_t first,
                                                       std::uint64_t count) {
-    if (entry.type == ElementType::q8_0) {
-        return {entry.offset + first / q8_0_block * q8_0_block_bytes, count / q8_0_block * q8_0_block_bytes};
+    if (const BlockLayout layout = block_layout(entry.type); layout.values != 0) {
+        return {entry.offset + first / layout.values * layout.bytes, count / layout.values * layout.bytes};
     }
     const std::uint64_t width = element_bytes(entry.type);
     return {entry.offset + first * width, count * width};
@@ -177,10 +183,8 @@ std::pair<std::uint64_t, std::uint64_t> element_range(const TensorEntry& entry, 
 /// count elements of entry, their bytes at raw, converted into out.
 template <class Out>
 void convert(const TensorEntry& entry, const std::byte* raw, std::uint64_t count, Out* out) {
-    if constexpr (!holds_exactly<Out>(ElementType::q8_0)) {
-        convert_elements(entry, raw, count, out);
-    } else if (entry.type == ElementType::q8_0) {
-        convert_q8_0(raw, count, out);
+    if (is_quantised(entry.type)) {
+        convert_quantised(entry.type, raw, count, out);
     } else {
         convert_elements(entry, raw, count, out);
     }
@@ -211,8 +215,9 @@ void read_elements(const TensorEntry& entry, const ByteSource& source, std::uint
 }
 
 /// Throws FileFormatError unless entry is a 2-D tensor of an element type we convert, no dimension larger
-/// than the file. A table with entries meets that by itself (each entry takes at least a byte); an empty one
-/// such as (2^62, 0) must not, or every loop over its rows would run for ever.
+/// than the file can hold. A table with entries meets that by itself (each row, and each entry or block,
+/// takes at least a byte); an empty one such as (2^62, 0) must not, or every loop over its rows would run
+/// for ever.
 template <class Out>
 void require_loadable(const TensorEntry& entry, const ByteSource& source) {
     const std::filesystem::path& file = source.path();
@@ -222,10 +227,15 @@ void require_loadable(const TensorEntry& entry, const ByteSource& source) {
     }
     if (entry.type == ElementType::other) {
         throw FileFormatError(file, "tensor '" + entry.name + "' has dtype " + entry.dtype +
-                                        "; supported: float64, float32, float16, bfloat16, Q8_0");
+                                        "; supported: float64, float32, float16, bfloat16, " + quantised_names);
     }
-    for (const std::int64_t extent : entry.shape) {
-        if (static_cast<std::uint64_t>(extent) > source.size()) {
+    // Every row takes at least a byte, and so does every column but in the quantised types, where a row of d
+    // values takes d / block values blocks: at most that many blocks fit.
+    const BlockLayout layout = block_layout(entry.type);
+    const std::uint64_t most_columns =
+        layout.values == 0 ? source.size() : source.size() / layout.bytes * layout.values;
+    for (std::size_t i = 0; i < entry.shape.size(); ++i) {
+        if (static_cast<std::uint64_t>(entry.shape[i]) > (i == 0 ? source.size() : most_columns)) {
             throw FileFormatError(file, "tensor '" + entry.name + "' has shape " + shape_text(entry.shape) +
                                             ", a dimension larger than the file's " + std::to_string(source.size()) +
                                             " bytes");

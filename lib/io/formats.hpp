@@ -17,8 +17,9 @@
 
 namespace embed::io {
 
-/// The element types the decoder converts to double; `other` is listed but never loaded.
-enum class ElementType { f64, f32, f16, bf16, q8_0, other };
+/// The element types the decoder converts: IEEE and bfloat16 values stored one per element, then ggml's
+/// block-quantised types (lib/io/dequantise.hpp); `other` is listed but never loaded.
+enum class ElementType { f64, f32, f16, bf16, q4_0, q4_1, q5_0, q5_1, q8_0, q2_k, q3_k, q4_k, q5_k, q6_k, other };
 
 /// One tensor, checked: its byte range lies inside the file and matches shape x element size.
 struct TensorEntry {

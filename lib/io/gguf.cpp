@@ -46,30 +46,51 @@ struct GgmlType {
     std::uint64_t block_bytes = 0;
 };
 
-/// The ggml types whose block layout this reader knows; any other id is listed as "ggml type N" and
-/// never loaded, and its byte range is only checked to start inside the data section.
+/// Every ggml type id the format defines: its name, and for those with a layout their block's values and
+/// bytes, so every such tensor's byte range is checked. Ids ggml removed keep their name with size 0 (their
+/// range is only checked to start inside the data section); ids ggml never had are "ggml type N".
 GgmlType ggml_type(std::uint32_t id) {
     switch (id) {
         case 0: return {"F32", ElementType::f32, 1, 4};
         case 1: return {"F16", ElementType::f16, 1, 2};
-        case 2: return {"Q4_0", ElementType::other, 32, 18};
-        case 3: return {"Q4_1", ElementType::other, 32, 20};
-        case 6: return {"Q5_0", ElementType::other, 32, 22};
-        case 7: return {"Q5_1", ElementType::other, 32, 24};
+        case 2: return {"Q4_0", ElementType::q4_0, 32, 18};
+        case 3: return {"Q4_1", ElementType::q4_1, 32, 20};
+        case 4: return {"Q4_2", ElementType::other, 1, 0};  // removed from ggml
+        case 5: return {"Q4_3", ElementType::other, 1, 0};  // removed from ggml
+        case 6: return {"Q5_0", ElementType::q5_0, 32, 22};
+        case 7: return {"Q5_1", ElementType::q5_1, 32, 24};
         case 8: return {"Q8_0", ElementType::q8_0, 32, 34};
         case 9: return {"Q8_1", ElementType::other, 32, 36};
-        case 10: return {"Q2_K", ElementType::other, 256, 84};
-        case 11: return {"Q3_K", ElementType::other, 256, 110};
-        case 12: return {"Q4_K", ElementType::other, 256, 144};
-        case 13: return {"Q5_K", ElementType::other, 256, 176};
-        case 14: return {"Q6_K", ElementType::other, 256, 210};
+        case 10: return {"Q2_K", ElementType::q2_k, 256, 84};
+        case 11: return {"Q3_K", ElementType::q3_k, 256, 110};
+        case 12: return {"Q4_K", ElementType::q4_k, 256, 144};
+        case 13: return {"Q5_K", ElementType::q5_k, 256, 176};
+        case 14: return {"Q6_K", ElementType::q6_k, 256, 210};
         case 15: return {"Q8_K", ElementType::other, 256, 292};
+        case 16: return {"IQ2_XXS", ElementType::other, 256, 66};
+        case 17: return {"IQ2_XS", ElementType::other, 256, 74};
+        case 18: return {"IQ3_XXS", ElementType::other, 256, 98};
+        case 19: return {"IQ1_S", ElementType::other, 256, 50};
+        case 20: return {"IQ4_NL", ElementType::other, 32, 18};
+        case 21: return {"IQ3_S", ElementType::other, 256, 110};
+        case 22: return {"IQ2_S", ElementType::other, 256, 82};
+        case 23: return {"IQ4_XS", ElementType::other, 256, 136};
         case 24: return {"I8", ElementType::other, 1, 1};
         case 25: return {"I16", ElementType::other, 1, 2};
         case 26: return {"I32", ElementType::other, 1, 4};
         case 27: return {"I64", ElementType::other, 1, 8};
         case 28: return {"F64", ElementType::f64, 1, 8};
+        case 29: return {"IQ1_M", ElementType::other, 256, 56};
         case 30: return {"BF16", ElementType::bf16, 1, 2};
+        case 31: return {"Q4_0_4_4", ElementType::other, 1, 0};  // removed from ggml
+        case 32: return {"Q4_0_4_8", ElementType::other, 1, 0};  // removed from ggml
+        case 33: return {"Q4_0_8_8", ElementType::other, 1, 0};  // removed from ggml
+        case 34: return {"TQ1_0", ElementType::other, 256, 54};
+        case 35: return {"TQ2_0", ElementType::other, 256, 66};
+        case 36: return {"IQ4_NL_4_4", ElementType::other, 1, 0};  // removed from ggml
+        case 37: return {"IQ4_NL_4_8", ElementType::other, 1, 0};  // removed from ggml
+        case 38: return {"IQ4_NL_8_8", ElementType::other, 1, 0};  // removed from ggml
+        case 39: return {"MXFP4", ElementType::other, 32, 17};
         default: return {"ggml type " + std::to_string(id), ElementType::other, 1, 0};
     }
 }
@@ -274,6 +295,8 @@ private:
                              ", not a multiple of its block of " + std::to_string(type.block_values));
             }
             entry.size = byte_count(count / type.block_values, type.block_bytes, where, entry.shape, file_);
+        } else {
+            unsized_.insert(entry.name);
         }
         const std::uint64_t offset = reader_.u64(where + " offset");
         return {std::move(entry), offset};
@@ -327,7 +350,7 @@ private:
         }
     }
 
-    static bool ggml_unsized(const TensorEntry& entry) { return entry.dtype.starts_with("ggml type "); }
+    bool ggml_unsized(const TensorEntry& entry) const { return unsized_.contains(entry.name); }
 
     ByteReader reader_;
     const std::filesystem::path& file_;
@@ -336,6 +359,7 @@ private:
     std::uint64_t alignment_ = default_alignment;
     std::set<std::string> keys_;
     GgufTokenizer* tokenizer_ = nullptr;  // where parse_tokenizer keeps the tokenizer keys; null otherwise
+    std::set<std::string> unsized_;  ///< tensors of a type whose layout is unknown here
 };
 
 }  // namespace

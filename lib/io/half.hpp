@@ -31,6 +31,20 @@ inline double half_to_double(std::uint16_t bits) {
     return std::bit_cast<double>(sign | (biased << 52) | (fraction << 42));
 }
 
+/// IEEE binary16 as the equal float32 (every half is one); NaN payloads kept, as half_to_double's.
+inline float half_to_float(std::uint16_t bits) {
+    const std::uint32_t sign = static_cast<std::uint32_t>(bits >> 15) << 31;
+    const std::uint32_t exponent = (bits >> 10) & 0x1Fu;
+    const std::uint32_t fraction = bits & 0x3FFu;
+    if (exponent == 0x1F) return std::bit_cast<float>(sign | 0x7F800000u | (fraction << 13));
+    if (exponent == 0) {
+        // Zero or subnormal: fraction * 2^-24, exact in float32 (a normal number there).
+        const float magnitude = static_cast<float>(fraction) * 0x1p-24f;
+        return sign != 0 ? -magnitude : magnitude;
+    }
+    return std::bit_cast<float>(sign | ((exponent + (127u - 15u)) << 23) | (fraction << 13));
+}
+
 /// bfloat16 (the top half of an IEEE binary32) as the equal double.
 inline double bfloat16_to_double(std::uint16_t bits) {
     return static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16));

@@ -231,11 +231,9 @@ StoredTable load_stored_table(const std::filesystem::path& file, std::string_vie
     const io::Located& chosen = io::choose(opened, tensor);
     switch (chosen.entry->type) {
         case io::ElementType::bf16: return io::decode<Eigen::bfloat16>(chosen);
-        case io::ElementType::f32:
-        case io::ElementType::f16:
-        case io::ElementType::q8_0: return io::decode<float>(chosen);
         case io::ElementType::f64:
         case io::ElementType::other: break;
+        default: return io::decode<float>(chosen);  // float32, float16 and the quantised types
     }
     return io::decode<double>(chosen);  // float64, or the double decoder's error for a dtype it cannot read
 }

@@ -6,7 +6,9 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <random>
 
+#include "ggml_reference.hpp"
 #include "table_files.hpp"
 #include "tokenizer_files.hpp"
 
@@ -36,6 +38,16 @@ const char* const checkpoint_json[] = {
     R"([[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]])",
 };
 
+/// A (2, two blocks) table of a ggml quantised type, random bytes (scales of any kind, NaN included), so
+/// the gguf fuzzer starts inside each type's dequantisation.
+std::string quantised_gguf(const embed_test::GgmlQuantType& type) {
+    std::mt19937 random(type.id);
+    std::string data;
+    for (int i = 0; i < 4 * type.block_bytes; ++i) data += static_cast<char>(random() & 0xFFu);
+    const auto width = static_cast<std::uint64_t>(2 * type.block_values);
+    return embed_test::gguf_file({{"token_embd.weight", {width, 2}, type.id, 0}}, data);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -49,5 +61,8 @@ int main(int argc, char** argv) {
     for (const auto& file : embed_test::hostile_json_files()) write(argv[1], file.name, file.text);
     int number = 0;
     for (const char* text : checkpoint_json) write(argv[1], "checkpoint-" + std::to_string(number++) + ".checkpoint", text);
+    for (const auto& type : embed_test::ggml_quant_types()) {
+        write(argv[1], "quantised_" + type.name + ".gguf", quantised_gguf(type));
+    }
     return 0;
 }
