@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <string>
 #include <random>
+#include <string>
 
 #include "ggml_reference.hpp"
 #include "table_files.hpp"
