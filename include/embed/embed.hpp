@@ -14,3 +14,4 @@
 #include "embed/table.hpp"
 #include "embed/tied_embedding.hpp"
 #include "embed/types.hpp"
+#include "embed/vocabulary.hpp"

@@ -12,6 +12,7 @@
 #include "io/byte_reader.hpp"
 #include "io/formats.hpp"
 #include "io/sizes.hpp"
+#include "io/vocabulary_files.hpp"
 
 namespace embed::io {
 namespace {
@@ -94,6 +95,16 @@ public:
         return Contents{std::move(tensors)};
     }
 
+    /// The header and metadata only, keeping the tokenizer keys: a vocabulary needs no tensor.
+    GgufTokenizer parse_tokenizer() {
+        GgufTokenizer tokenizer;
+        tokenizer_ = &tokenizer;
+        read_header();
+        for (std::uint64_t i = 0; i < metadata_count_; ++i) read_metadata(i);
+        tokenizer_ = nullptr;
+        return tokenizer;
+    }
+
 private:
     void read_header() {
         if (reader_.text(4, "GGUF magic") != "GGUF") reader_.fail("does not start with the GGUF magic");
@@ -119,6 +130,8 @@ private:
         const std::uint32_t type = reader_.u32("type of metadata '" + key + "'");
         if (key == "general.alignment") {
             read_alignment(type);
+        } else if (tokenizer_ != nullptr && key.starts_with("tokenizer.ggml.")) {
+            read_tokenizer_value(key, type);
         } else {
             skip_value(type, "metadata '" + key + "'", true);
         }
@@ -134,6 +147,65 @@ private:
             reader_.fail("metadata 'general.alignment' is " + std::to_string(alignment_) +
                          "; expected a power of two");
         }
+    }
+
+    /// Keeps tokenizer.ggml.tokens, .token_type and .model, each checked for its type; skips the other keys.
+    void read_tokenizer_value(const std::string& key, std::uint32_t type) {
+        const std::string field = "metadata '" + key + "'";
+        if (key == "tokenizer.ggml.tokens") {
+            tokenizer_->tokens = read_string_array(type, field);
+            tokenizer_->has_tokens = true;
+        } else if (key == "tokenizer.ggml.token_type") {
+            tokenizer_->types = read_i32_array(type, field);
+            tokenizer_->has_types = true;
+        } else if (key == "tokenizer.ggml.model") {
+            if (type != string) {
+                reader_.fail(field + " has value type " + std::to_string(type) + "; expected 8 (string)");
+            }
+            tokenizer_->model = gguf_string(field);
+        } else {
+            skip_value(type, field, true);
+        }
+    }
+
+    /// An array of strings, its count checked against the file (each string takes at least its 8-byte
+    /// length) before anything is allocated.
+    std::vector<std::string> read_string_array(std::uint32_t type, const std::string& field) {
+        const std::uint64_t count = array_header(type, string, "8 (string)", field);
+        if (count > reader_.remaining() / 8) {
+            reader_.fail(field + " array of " + std::to_string(count) + " strings needs at least " +
+                         "8 bytes each, but the file has " + std::to_string(reader_.remaining()) + " bytes left");
+        }
+        std::vector<std::string> values;
+        values.reserve(static_cast<std::size_t>(count));
+        for (std::uint64_t i = 0; i < count; ++i) values.push_back(gguf_string(field + "[" + std::to_string(i) + "]"));
+        return values;
+    }
+
+    /// An array of int32, its bytes checked against the file before anything is allocated.
+    std::vector<std::int32_t> read_i32_array(std::uint32_t type, const std::string& field) {
+        const std::uint64_t count = array_header(type, i32, "5 (int32)", field);
+        if (count > reader_.remaining() / 4) {
+            reader_.fail(field + " array of " + std::to_string(count) + " values of 4 bytes runs past the end " +
+                         "of the file (" + std::to_string(reader_.remaining()) + " bytes left)");
+        }
+        std::vector<std::int32_t> values(static_cast<std::size_t>(count));
+        for (std::int32_t& value : values) value = static_cast<std::int32_t>(reader_.u32(field));
+        return values;
+    }
+
+    /// Reads an array's element type and count, failing unless it is an array of element.
+    std::uint64_t array_header(std::uint32_t type, std::uint32_t element, const char* element_name,
+                               const std::string& field) {
+        if (type != array) {
+            reader_.fail(field + " has value type " + std::to_string(type) + "; expected 9 (array)");
+        }
+        const std::uint32_t found = reader_.u32(field + " array type");
+        if (found != element) {
+            reader_.fail(field + " is an array of value type " + std::to_string(found) + "; expected " +
+                         element_name);
+        }
+        return reader_.u64(field + " array count");
     }
 
     /// Skips one value of type; arrays may hold any type but another array.
@@ -263,10 +335,13 @@ private:
     std::uint64_t metadata_count_ = 0;
     std::uint64_t alignment_ = default_alignment;
     std::set<std::string> keys_;
+    GgufTokenizer* tokenizer_ = nullptr;  // where parse_tokenizer keeps the tokenizer keys; null otherwise
 };
 
 }  // namespace
 
 Contents parse_gguf(const ByteSource& source) { return GgufParser(source).parse(); }
+
+GgufTokenizer parse_gguf_tokenizer(const ByteSource& source) { return GgufParser(source).parse_tokenizer(); }
 
 }  // namespace embed::io
