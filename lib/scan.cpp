@@ -36,12 +36,14 @@ using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::R
 constexpr Index kGroups = 64;
 // Rows widened (and centred) together: a block of a 4096-wide table stays in the L2 cache.
 constexpr Index kBlockRows = 32;
-// Vectors of the subspace iteration: the top one converges at the rate lambda_9 / lambda_1, and each
-// pass costs 4 * 8 * V * d flops.
+// Vectors the Krylov basis grows by in one pass over the table (a pass costs 4 * 8 * V * d flops).
 constexpr Index kVectors = 8;
 // The Davis-Kahan bound that counts as converged, and the passes allowed before giving up on it.
 constexpr double kTolerance = 1e-12;
-constexpr int kMaxIterations = 30;
+constexpr int kMaxPasses = 24;
+// Krylov convergence speeds up as the basis grows: a bound that has not halved in this many passes belongs
+// to a (near-)repeated eigenvalue, and further passes would only cost time.
+constexpr std::size_t kStallPasses = 4;
 
 detail::Pieces row_groups(Index rows) {
     const Index count = std::max<Index>(1, std::min<Index>(kGroups, detail::ceil_div(rows, kBlockRows)));
@@ -239,47 +241,82 @@ void fix_sign(Vector& v) {
     if (v.size() > 0 && v[largest] < 0.0) v = -v;
 }
 
-// Subspace iteration with Rayleigh-Ritz on the implicit covariance; fills the scan's component fields.
+// rows (n, d) with the components along every row of basis (m, d, orthonormal rows) removed, twice (once
+// is not enough in floating point), then made orthonormal; rows that vanish are dropped (the Krylov space
+// has stopped growing there).
+RowMatrix orthogonal_to(const RowMatrix& basis, RowMatrix rows) {
+    const double scale = rows.norm();
+    for (int round = 0; round < 2; ++round) {
+        if (basis.rows() > 0) rows -= (rows * basis.transpose()) * basis;
+        rows = orthonormal_rows(rows);
+    }
+    // Householder QR always returns orthonormal rows; a row that was (numerically) in the basis's span
+    // comes back as an arbitrary direction, so keep only the rows with a real new part.
+    RowMatrix kept(0, rows.cols());
+    const RowMatrix again = basis.rows() > 0 ? RowMatrix(rows - (rows * basis.transpose()) * basis) : rows;
+    for (Index r = 0; r < rows.rows(); ++r) {
+        if (scale > 0.0 && again.row(r).norm() > 0.5) {
+            kept.conservativeResize(kept.rows() + 1, Eigen::NoChange);
+            kept.row(kept.rows() - 1) = rows.row(r);
+        }
+    }
+    return kept;
+}
+
+// Block Krylov (block Lanczos with full reorthogonalisation) on the implicit covariance: each pass over the
+// table multiplies the newest block of kVectors basis vectors by C; Rayleigh-Ritz over the whole basis gives
+// the top Ritz pair, and since C times the basis is kept, its residual costs no extra pass. It stops when
+// the Davis-Kahan bound is <= kTolerance, when the basis spans everything, or when the bound stalls (a
+// (near-)repeated top eigenvalue, which no number of passes separates).
 template <class Scalar>
 void find_principal_component(BasicTableView<Scalar> output, const RowStatistics& stats, VocabularyScan& scan) {
     const Index dim = output.cols();
     scan.principal_component = Vector::Zero(dim);
     scan.component_error_bound = std::numeric_limits<double>::infinity();
     if (dim == 0 || stats.finite_rows < 2) return;
-    const Index k = std::min(kVectors, dim);
-    RowMatrix wt = start_vectors(k, dim);
-    for (int iteration = 1; iteration <= kMaxIterations; ++iteration) {
-        const RowMatrix zt = covariance_times(output, stats, wt);
-        scan.iterations = iteration;
-        Eigen::MatrixXd h = wt * zt.transpose();
+    RowMatrix basis(0, dim);        // orthonormal rows
+    RowMatrix times_basis(0, dim);  // C times each row of basis
+    RowMatrix block = start_vectors(std::min(kVectors, dim), dim);
+    std::vector<double> bounds;
+    for (int pass = 1; pass <= kMaxPasses && block.rows() > 0; ++pass) {
+        const RowMatrix product = covariance_times(output, stats, block);
+        scan.iterations = pass;
+        const Index m = basis.rows();
+        basis.conservativeResize(m + block.rows(), Eigen::NoChange);
+        basis.bottomRows(block.rows()) = block;
+        times_basis.conservativeResize(m + block.rows(), Eigen::NoChange);
+        times_basis.bottomRows(block.rows()) = product;
+
+        Eigen::MatrixXd h = basis * times_basis.transpose();
         h = 0.5 * (h + h.transpose()).eval();
         const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> ritz(h);
-        // Ritz values ascending: the last is the top one.
-        const Eigen::MatrixXd s = ritz.eigenvectors().rowwise().reverse();
-        const Vector theta = ritz.eigenvalues().reverse();
-        Vector v = wt.transpose() * s.col(0);
-        const Vector cv = zt.transpose() * s.col(0);
-        const double residual = (cv - theta[0] * v).norm();
+        const Index top = h.rows() - 1;  // Ritz values ascending
+        const double theta = ritz.eigenvalues()[top];
+        Vector v = basis.transpose() * ritz.eigenvectors().col(top);
+        const double residual = (times_basis.transpose() * ritz.eigenvectors().col(top) - theta * v).norm();
         // The second Ritz value is at most lambda_2 (interlacing) and converges more slowly, so theta_1 -
         // theta_2 alone would overstate the gap; adding its residual (some eigenvalue lies within it)
         // keeps the estimate on the safe side.
         double gap = std::numeric_limits<double>::infinity();
-        if (k >= 2) {
-            const Vector v2 = wt.transpose() * s.col(1);
-            const double residual2 = (zt.transpose() * s.col(1) - theta[1] * v2).norm();
-            gap = theta[0] - (theta[1] + residual2);
+        if (top >= 1) {
+            const double theta2 = ritz.eigenvalues()[top - 1];
+            const Vector v2 = basis.transpose() * ritz.eigenvectors().col(top - 1);
+            const double residual2 = (times_basis.transpose() * ritz.eigenvectors().col(top - 1) - theta2 * v2).norm();
+            gap = theta - (theta2 + residual2);
         }
         const double bound = gap > 0.0 ? residual / gap : std::numeric_limits<double>::infinity();
-        scan.principal_eigenvalue = theta[0];
+        scan.principal_eigenvalue = theta;
         scan.eigenvalue_gap = gap;
         scan.component_error_bound = bound;
         scan.principal_component_converged = bound <= kTolerance;
         v.normalize();
         scan.principal_component = v;
-        // With k == d the subspace is the whole space and Rayleigh-Ritz is already exact; with no positive
-        // eigenvalue the rows do not vary and there is nothing to find.
-        if (scan.principal_component_converged || k == dim || !(theta[0] > 0.0)) break;
-        wt = orthonormal_rows(s.transpose() * zt);
+        bounds.push_back(bound);
+        const bool whole_space = basis.rows() >= dim;
+        const bool stalled = bounds.size() > kStallPasses &&
+                             !(bound < 0.5 * bounds[bounds.size() - 1 - kStallPasses]);
+        if (scan.principal_component_converged || whole_space || stalled || !(theta > 0.0)) break;
+        block = orthogonal_to(basis, product.topRows(std::min(product.rows(), dim - basis.rows())));
     }
     if (!(scan.principal_eigenvalue > 0.0)) {
         // The rows do not vary (or the covariance is not finite): there is no direction to remove.
