@@ -34,8 +34,16 @@ using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::R
 // is summed by one thread in row order and the partials are added in group order, so the result never
 // depends on how many threads ran which group.
 constexpr Index kGroups = 64;
-// Rows widened (and centred) together: a block of a 4096-wide table stays in the L2 cache.
+// Rows per group at the least, so that a group is worth a thread.
 constexpr Index kBlockRows = 32;
+// A covariance pass widens and centres this many bytes of rows at a time: with the kernel's partial sums
+// (8 x d doubles) they stay in a core's L2 cache, and few enough rows (d doubles apart) share an L1 set.
+// The block size changes no result: every sum runs over the rows in order, across blocks.
+constexpr Index kBlockBytes = Index{192} << 10;
+
+Index rows_per_block(Index dim) {
+    return std::clamp<Index>(kBlockBytes / (Index{sizeof(double)} * std::max<Index>(dim, 1)), 8, 64);
+}
 // Vectors the Krylov basis grows by in one pass over the table (a pass costs 4 * 8 * V * d flops).
 constexpr Index kVectors = 8;
 // The Davis-Kahan bound that counts as converged, and the passes allowed before giving up on it.
@@ -187,10 +195,11 @@ RowMatrix covariance_times(BasicTableView<Scalar> output, const RowStatistics& s
     for_each_group(groups, 4 * kVectors * dim, [&](Index g, Index begin, Index end) {
         RowMatrix& zt = partial[static_cast<std::size_t>(g)];
         zt = RowMatrix::Zero(kVectors, dim);
-        RowMatrix block(kBlockRows, dim);
-        RowMatrix yt(kVectors, kBlockRows);
-        for (Index first = begin; first < end; first += kBlockRows) {
-            const Index count = std::min(kBlockRows, end - first);
+        const Index block_rows = rows_per_block(dim);
+        RowMatrix block(block_rows, dim);
+        RowMatrix yt(kVectors, block_rows);
+        for (Index first = begin; first < end; first += block_rows) {
+            const Index count = std::min(block_rows, end - first);
             widen_rows(output, first, count, block.data());
             for (Index r = 0; r < count; ++r) {
                 double* row = block.data() + r * dim;

@@ -15,6 +15,7 @@
 #include <embed/embed.hpp>
 
 #include "functions.hpp"
+#include "scan.hpp"
 
 namespace py = pybind11;
 
@@ -214,4 +215,5 @@ table is copied once into the object, which both directions then read.)doc")
              "input_weights() -> (V, d): the one table (the caller's array itself; a copy of a list table).")
         .def("output_weights", &TiedEmbedding::weights,
              "output_weights() -> (V, d): the same table as input_weights().");
+    register_scan(m);
 }
