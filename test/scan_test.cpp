@@ -106,13 +106,14 @@ bool have_numpy() {
 }
 
 // The obvious numpy code, in float64. Writes input_norm, output_norm, output_distance (or nothing without
-// reference ids), input_output_cosine, threshold, then the candidates as doubles.
+// reference ids), input_output_cosine, then for each percentile its threshold, the candidates' count and
+// the candidates, as doubles.
 constexpr const char* kNumpyScan = R"(
 import sys
 import numpy as np
 d = sys.argv[1]
 V, d_in, d_out, tied = (int(x) for x in sys.argv[2:6])
-q = float(sys.argv[6])
+qs = [float(x) for x in sys.argv[6].split(",")]
 refs = np.unique(np.array([int(x) for x in sys.argv[7:]], dtype=np.int64))
 E = np.fromfile(d + "/input", dtype="<f8").reshape(V, d_in)
 U = E if tied else np.fromfile(d + "/output", dtype="<f8").reshape(V, d_out)
@@ -134,21 +135,26 @@ else:
     indicator = input_norm
 if not tied:
     parts.append(cosine(E, U, input_norm, output_norm))
-threshold = np.percentile(indicator, q)
 order = np.lexsort((np.arange(V), indicator))
-candidates = [i for i in order if indicator[i] <= threshold]
-parts.append(np.array([threshold]))
-parts.append(np.array(candidates, dtype=np.float64))
+for q in qs:
+    threshold = np.percentile(indicator, q)
+    candidates = [i for i in order if indicator[i] <= threshold]
+    parts.append(np.array([threshold, len(candidates)]))
+    parts.append(np.array(candidates, dtype=np.float64))
 np.concatenate(parts).astype("<f8").tofile(d + "/result")
 )";
 
 struct NumpyScan {
     Vector input_norm, output_norm, output_distance, input_output_cosine;
-    double threshold = 0.0;
+    double threshold = 0.0;  // at the first percentile
     std::vector<Index> candidates;
+    std::vector<double> thresholds;  // at each percentile
+    std::vector<std::vector<Index>> candidate_lists;
 };
 
-NumpyScan numpy_scan(const Table& input, const Table* output, const ScanOptions& options) {
+// numpy's scan at options.percentile and at each of more_percentiles.
+NumpyScan numpy_scan(const Table& input, const Table* output, const ScanOptions& options,
+                     const std::vector<double>& more_percentiles = {}) {
 #ifdef EMBED_TEST_NUMPY_PYTHON
     const TempDir dir;
     write_doubles(dir.path() / "input", input.data(), input.size());
@@ -164,6 +170,7 @@ NumpyScan numpy_scan(const Table& input, const Table* output, const ScanOptions&
     command << "'" << EMBED_TEST_NUMPY_PYTHON << "' " << (dir.path() / "scan.py") << " " << dir.path() << " "
             << rows << " " << input.cols() << " " << (tied ? input.cols() : output->cols()) << " " << tied << " "
             << options.percentile;
+    for (const double q : more_percentiles) command << "," << q;
     for (const Index id : options.reference_ids) command << " " << id;
     if (std::system(command.str().c_str()) != 0) throw std::runtime_error("numpy failed: " + command.str());
     const std::vector<double> values = read_doubles(dir.path() / "result");
@@ -178,8 +185,15 @@ NumpyScan numpy_scan(const Table& input, const Table* output, const ScanOptions&
     result.output_norm = take(rows);
     if (!options.reference_ids.empty()) result.output_distance = take(rows);
     if (!tied) result.input_output_cosine = take(rows);
-    result.threshold = values.at(at++);
-    for (; at < values.size(); ++at) result.candidates.push_back(static_cast<Index>(values[at]));
+    while (at < values.size()) {
+        result.thresholds.push_back(values.at(at++));
+        const auto count = static_cast<std::size_t>(values.at(at++));
+        std::vector<Index> ids;
+        for (std::size_t i = 0; i < count; ++i) ids.push_back(static_cast<Index>(values.at(at++)));
+        result.candidate_lists.push_back(std::move(ids));
+    }
+    result.threshold = result.thresholds.at(0);
+    result.candidates = result.candidate_lists.at(0);
     return result;
 #else
     (void)input, (void)output, (void)options;
@@ -304,11 +318,11 @@ TEST(Scan, TiedTablesHaveNoInputOutputCosineAndMatchNumpy) {
     ScanOptions options;
     options.reference_ids = {t.planted[1], t.planted[2]};
     const Table copy = t.output;  // equal bit for bit, another object
+    const NumpyScan expected = numpy_scan(t.output, nullptr, options);
     for (const Table* input : {&t.output, &copy}) {
         const VocabularyScan scan = embed::scan_vocabulary(*input, t.output, options);
         EXPECT_FALSE(scan.input_output_cosine);
         EXPECT_EQ(scan.output_norm, scan.input_norm);
-        const NumpyScan expected = numpy_scan(t.output, nullptr, options);
         ASSERT_TRUE(scan.output_distance);
         expect_close(*scan.output_distance, expected.output_distance, 1e-9, "output_distance");
         EXPECT_EQ(scan.candidates, expected.candidates);
@@ -408,13 +422,15 @@ TEST(Scan, PercentileFollowsNumpysLinearRuleOnTies) {
     const std::vector<double> norms = {3, 1, 2, 2, 8, 1, 2, 5, 2, 3, 13, 1};
     Table input = Table::Zero(static_cast<Index>(norms.size()), 2);
     for (std::size_t i = 0; i < norms.size(); ++i) input(static_cast<Index>(i), 0) = norms[i];
-    for (const double q : {0.0, 2.0, 37.5, 50.0, 62.1, 99.9, 100.0}) {
-        ScanOptions options;
-        options.percentile = q;
+    const std::vector<double> percentiles = {0.0, 2.0, 37.5, 50.0, 62.1, 99.9, 100.0};
+    ScanOptions options;
+    const NumpyScan expected = numpy_scan(input, nullptr, options, percentiles);
+    ASSERT_EQ(expected.thresholds.size(), percentiles.size() + 1);
+    for (std::size_t p = 0; p < percentiles.size(); ++p) {
+        options.percentile = percentiles[p];
         const VocabularyScan scan = embed::scan_vocabulary(input, input, options);
-        const NumpyScan expected = numpy_scan(input, nullptr, options);
-        EXPECT_EQ(scan.threshold, expected.threshold) << q;
-        EXPECT_EQ(scan.candidates, expected.candidates) << q;
+        EXPECT_EQ(scan.threshold, expected.thresholds[p + 1]) << percentiles[p];
+        EXPECT_EQ(scan.candidates, expected.candidate_lists[p + 1]) << percentiles[p];
     }
 }
 

@@ -8,6 +8,12 @@
 // Every score is computed in double, for double, float32 and bfloat16 tables
 // alike, and every reduction runs in a fixed order: the result never depends
 // on the thread count.
+//
+// Rows holding NaN or infinity are left out of the output rows' mean,
+// covariance and reference mean; their output_distance is NaN. A NaN
+// indicator is never a candidate, and the percentile leaves NaN values out
+// (numpy.nanpercentile); with no other value the threshold is NaN. An empty
+// table gives empty results and a NaN threshold.
 
 #include <optional>
 #include <string>
