@@ -35,7 +35,7 @@ using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::R
 // depends on how many threads ran which group.
 constexpr Index kGroups = 64;
 // Rows per group at the least, so that a group is worth a thread.
-constexpr Index kBlockRows = 32;
+constexpr Index kMinGroupRows = 32;
 // A covariance pass widens and centres this many bytes of rows at a time: with the kernel's partial sums
 // (8 x d doubles) they stay in a core's L2 cache, and few enough rows (d doubles apart) share an L1 set.
 // The block size changes no result: every sum runs over the rows in order, across blocks.
@@ -54,7 +54,7 @@ constexpr int kMaxPasses = 24;
 constexpr std::size_t kStallPasses = 4;
 
 detail::Pieces row_groups(Index rows) {
-    const Index count = std::max<Index>(1, std::min<Index>(kGroups, detail::ceil_div(rows, kBlockRows)));
+    const Index count = std::max<Index>(1, std::min<Index>(kGroups, detail::ceil_div(rows, kMinGroupRows)));
     return detail::Pieces{rows, count, detail::ceil_div(rows, count)};
 }
 
@@ -453,7 +453,6 @@ VocabularyScan scan(BasicTableView<Scalar> input, BasicTableView<Scalar> output,
     result.input_norm = std::move(stats.input_norm);
     result.output_norm = std::move(stats.output_norm);
     result.input_output_cosine = std::move(stats.input_output_cosine);
-    result.component_error_bound = std::numeric_limits<double>::infinity();
     if (!references.empty()) {
         find_principal_component(output, stats, result);
         result.output_distance = output_distances(output, stats, result.principal_component, references);

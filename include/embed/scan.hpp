@@ -15,6 +15,7 @@
 // (numpy.nanpercentile); with no other value the threshold is NaN. An empty
 // table gives empty results and a NaN threshold.
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,8 +53,9 @@ struct VocabularyScan {
     std::vector<Index> candidates;
 
     // The output rows' first principal component, found only when there are reference ids (else left as
-    // below: empty, zeros, not converged). A subspace iteration on the implicit covariance with
-    // Rayleigh-Ritz; it stops once the Davis-Kahan bound residual / gap is <= 1e-12.
+    // below: empty, zeros, not converged). Block Krylov passes over the table on the implicit covariance
+    // (never formed) with Rayleigh-Ritz; it stops once the Davis-Kahan bound residual / gap is <= 1e-12,
+    // when the bound stalls (a (near-)repeated top eigenvalue) or after 24 passes.
 
     /// (d') Unit eigenvector of the largest eigenvalue of the output rows' covariance, its entry of largest
     /// magnitude (the first on ties) positive; zeros when the rows do not vary (nothing is projected out).
@@ -63,11 +65,11 @@ struct VocabularyScan {
     /// Estimated distance to the next eigenvalue: the largest Ritz value minus the second one and its residual.
     double eigenvalue_gap = 0.0;
     /// ||C v - lambda v|| / eigenvalue_gap: the Davis-Kahan bound on sin(angle to the true component).
-    double component_error_bound = 0.0;
+    double component_error_bound = std::numeric_limits<double>::infinity();
     /// Whether component_error_bound <= 1e-12; false when the top eigenvalue is (near-)degenerate, so
     /// that the component (and output_distance) depends on where the iteration stopped.
     bool principal_component_converged = false;
-    /// Passes over the output table the iteration made.
+    /// Passes over the output table the iteration made (each multiplies 8 vectors by the covariance).
     int iterations = 0;
 };
 
