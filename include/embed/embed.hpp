@@ -9,6 +9,7 @@
 #include "embed/precision.hpp"
 #include "embed/python_random.hpp"
 #include "embed/scaling.hpp"
+#include "embed/scan.hpp"
 #include "embed/similarity.hpp"
 #include "embed/table.hpp"
 #include "embed/tied_embedding.hpp"

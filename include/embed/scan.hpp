@@ -8,7 +8,14 @@
 // Every score is computed in double, for double, float32 and bfloat16 tables
 // alike, and every reduction runs in a fixed order: the result never depends
 // on the thread count.
+//
+// Rows holding NaN or infinity are left out of the output rows' mean,
+// covariance and reference mean; their output_distance is NaN. A NaN
+// indicator is never a candidate, and the percentile leaves NaN values out
+// (numpy.nanpercentile); with no other value the threshold is NaN. An empty
+// table gives empty results and a NaN threshold.
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +51,26 @@ struct VocabularyScan {
     double threshold = 0.0;
     /// Ids with indicator <= threshold, by (indicator, id).
     std::vector<Index> candidates;
+
+    // The output rows' first principal component, found only when there are reference ids (else left as
+    // below: empty, zeros, not converged). Block Krylov passes over the table on the implicit covariance
+    // (never formed) with Rayleigh-Ritz; it stops once the Davis-Kahan bound residual / gap is <= 1e-12,
+    // when the bound stalls (a (near-)repeated top eigenvalue) or after 24 passes.
+
+    /// (d') Unit eigenvector of the largest eigenvalue of the output rows' covariance, its entry of largest
+    /// magnitude (the first on ties) positive; zeros when the rows do not vary (nothing is projected out).
+    Vector principal_component;
+    /// Its eigenvalue (the covariance divides by the number of rows used minus one).
+    double principal_eigenvalue = 0.0;
+    /// Estimated distance to the next eigenvalue: the largest Ritz value minus the second one and its residual.
+    double eigenvalue_gap = 0.0;
+    /// ||C v - lambda v|| / eigenvalue_gap: the Davis-Kahan bound on sin(angle to the true component).
+    double component_error_bound = std::numeric_limits<double>::infinity();
+    /// Whether component_error_bound <= 1e-12; false when the top eigenvalue is (near-)degenerate, so
+    /// that the component (and output_distance) depends on where the iteration stopped.
+    bool principal_component_converged = false;
+    /// Passes over the output table the iteration made (each multiplies 8 vectors by the covariance).
+    int iterations = 0;
 };
 
 /// input (V, d) and output (V, d') of one stored type, returns each row's indicators and the candidates.

@@ -16,6 +16,7 @@
 
 #include "files.hpp"
 #include "functions.hpp"
+#include "scan.hpp"
 
 namespace py = pybind11;
 
@@ -225,4 +226,5 @@ table is copied once into the object, which both directions then read.)doc")
              "output_weights() -> (V, d): the same table as input_weights().");
 
     register_files(m);  // load_table, list_tensors, check_tying, save_table, FileFormatError (files.cpp)
+    register_scan(m);  // scan_vocabulary (scan.cpp)
 }

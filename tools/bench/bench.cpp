@@ -299,6 +299,19 @@ void register_shape(const Shape& s) {
     });
 }
 
+/// The vocabulary scan with 64 reference ids (issue 55). The table's values are uniform noise, whose top
+/// covariance eigenvalues nearly coincide, so the iteration runs to its limit: the worst case.
+template <class TableOf>
+auto scan_vocabulary_body(const Shape& s, TableOf table_of) {
+    return [s, table_of](benchmark::State& state) {
+        const auto& t = table_of(s);
+        embed::ScanOptions options;
+        for (Index id = 0; id < 64; ++id) options.reference_ids.push_back(id * (s.vocab / 64));
+        for (auto _ : state) benchmark::DoNotOptimize(embed::scan_vocabulary(t, t, options));
+        state.SetBytesProcessed(bytes_done(state, stored_bytes(t)));
+    };
+}
+
 /// float32 or bfloat16 tables (issue 11): the passes and the gather, named type/op/VxD.
 template <embed::NarrowScalar Scalar>
 void register_narrow(const Shape& s) {
@@ -308,6 +321,9 @@ void register_narrow(const Shape& s) {
     add_timed(bench_name(type + "/logits_batched", s), s, logits_batched_body(s, narrow_table_for<Scalar>));
     add_timed(bench_name(type + "/lookup", s), s, lookup_body(s, narrow_table_for<Scalar>));
     add_timed(bench_name(type + "/lookup_into", s), s, lookup_into_body(s, narrow_table_for<Scalar>));
+    if constexpr (std::same_as<Scalar, float>) {
+        add_timed(bench_name(type + "/scan_vocabulary", s), s, scan_vocabulary_body(s, narrow_table_for<Scalar>));
+    }
 }
 
 void register_narrow_shape(const Shape& s) {

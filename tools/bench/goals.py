@@ -7,7 +7,7 @@ from typing import List, NamedTuple, Optional
 
 from measuring import percent_of_probe, percents_of_probe, round_ratios
 from tables import fmt_time
-from workload import NARROW_SHAPES, NARROW_TYPES, SHAPES, SMALL, shape_name
+from workload import NARROW_SHAPES, NARROW_TYPES, SCAN_SECONDS, SHAPES, SMALL, shape_name
 
 
 class Goal(NamedTuple):
@@ -178,6 +178,17 @@ def narrow_goals(rows, samples, peak):
                                   t(dtype, "lookup") <= theirs,
                                   round_ratios(samples, (dtype, "lookup", shape), "embed", (dtype, "lookup", shape),
                                                family)))
+        scan_key = ("f32", "scan_vocabulary", shape)
+        if scan_key in rows:
+            scan, numpy_scan = rows[scan_key][0], rows[scan_key][1].get("numpy")
+            limit = SCAN_SECONDS[shape]
+            goals.append(Goal(f"{n} f32 scan_vocabulary {fmt_time(scan)} (goal <= {limit:g} s)", scan <= limit))
+            if numpy_scan is None:
+                unmeasured(f"{n} f32 scan_vocabulary against numpy")
+            else:
+                goals.append(Goal(f"{n} f32 scan_vocabulary = {scan / numpy_scan:.2f}x numpy's eigh(cov) "
+                                  f"{fmt_time(numpy_scan)} (goal <= 0.5x)", scan <= 0.5 * numpy_scan,
+                                  round_ratios(samples, scan_key, "embed", scan_key, "numpy")))
     # The program alone holds a few MiB, a visible share of the smallest bfloat16 table: the goal is the table
     # and the call, so that is taken off; the whole process's peak is printed beside it.
     for (dtype, shape), (table_bytes, rss, source, program) in peak.items():

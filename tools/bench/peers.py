@@ -7,7 +7,7 @@ import os
 import random
 import sys
 
-from workload import BATCH, LOOKUP_IDS, ONE_HOT_IDS, PROBE, SEED, SMALL
+from workload import BATCH, LOOKUP_IDS, ONE_HOT_IDS, PROBE, SCAN_REFERENCES, SEED, SMALL
 
 
 def pure_python_ops(vocab, dim):
@@ -98,6 +98,20 @@ def numpy_top_k(np, scores, k, exclude):
     return candidates[order][:k]
 
 
+def numpy_scan(np, table, references, percentile=2.0):
+    """The vocabulary scan (tied table) as the obvious numpy code: float64 throughout, the covariance formed
+    and np.linalg.eigh on it, vectorised norms and cosines."""
+    U = table.astype(np.float64)
+    norms = np.linalg.norm(U, axis=1)
+    v = np.linalg.eigh(np.cov(U.T))[1][:, -1]
+    projected = U - np.outer(U @ v, v)
+    r = projected[references].mean(axis=0)
+    distance = 1.0 - (projected @ r) / (np.linalg.norm(projected, axis=1) * np.linalg.norm(r))
+    threshold = np.percentile(distance, percentile)
+    picked = np.flatnonzero(distance <= threshold)
+    return norms, picked[np.lexsort((picked, distance[picked]))]
+
+
 def numpy_ops(np, table, vocab, dim):
     """numpy on table (float64 or float32); hidden vectors in the table's dtype, so nothing is widened."""
     pick = np.random.RandomState(42)
@@ -145,6 +159,9 @@ def numpy_ops(np, table, vocab, dim):
     }
     if (vocab, dim) == SMALL:
         ops["lookup_via_one_hot"] = lookup_via_one_hot
+    if table.dtype == np.float32:
+        references = np.arange(SCAN_REFERENCES) * (vocab // SCAN_REFERENCES)
+        ops["scan_vocabulary"] = lambda: numpy_scan(np, table, references)
     return ops
 
 

@@ -104,7 +104,7 @@ def print_narrow_table(medians, samples, shapes, cpu):
             rows[(dtype, op, shape)] = (mine, theirs)
             moved, which = bytes_and_probe(op, *shape, NARROW_TYPES[dtype])
             gbs = pct = "—"
-            if mine:
+            if mine and moved is not None:
                 gbs = f"{moved / mine / 1e9:.1f}"
                 pct = f"{percent_of_probe(samples, (dtype, op, shape), moved):.0f} % {which}"
             print(f"| {cpu} | {NARROW_LABEL[dtype]} | {op} | {shape_name(shape)} | {fmt_time(mine)} "
@@ -117,5 +117,7 @@ def print_narrow_table(medians, samples, shapes, cpu):
           "lookup takes 4096 ids, batched logits 64 hidden vectors, nearest_by_dot k = 5. lookup_into is the same "
           "gather into one result reused across calls (np.take(..., out=), torch.index_select(..., out=)): the copy "
           "alone, without the first writes to fresh memory that a new result of 32 MiB or more costs on every call "
-          "(glibc maps those afresh) and a smaller one may or may not, as the process's heap happens to stand.")
+          "(glibc maps those afresh) and a smaller one may or may not, as the process's heap happens to stand. "
+          "scan_vocabulary (issue 55) is the tied table's scan with 64 reference ids; numpy's is the obvious code in "
+          "float64, np.linalg.eigh(np.cov(U.T)) with vectorised norms and cosines.")
     return rows

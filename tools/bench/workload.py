@@ -28,7 +28,12 @@ NARROW_ROWS = [
     ("bf16", "logits_batched", ()),
     ("bf16", "lookup", ("torch", "torch index_select")),
     ("bf16", "lookup_into", ("torch",)),
+    ("f32", "scan_vocabulary", ("numpy",)),  # issue 55: the vocabulary scan against the obvious numpy code
 ]
+# The vocabulary scan's time goal on each narrow shape, in seconds (issue 55); it must also take <= 0.5x numpy.
+SCAN_SECONDS = {(50257, 768): 1.0, (128256, 4096): 15.0}
+# The reference ids the scan and its numpy peer both take: 64 ids spread over the vocabulary.
+SCAN_REFERENCES = 64
 # The double tables' operations, in the order the table prints them.
 OPS = [
     "make_table", "lookup", "lookup_into", "lookup_via_one_hot", "logits", "logits_batched",
@@ -48,6 +53,6 @@ def bytes_and_probe(op, vocab, dim, value_bytes=8):
         return 2 * LOOKUP_IDS * dim * value_bytes, "copy"  # rows read + rows written
     if op == "make_table":
         return vocab * dim * value_bytes, "copy"
-    if op == "lookup_via_one_hot":
+    if op in ("lookup_via_one_hot", "scan_vocabulary"):  # bound by arithmetic, not by memory
         return None, None
     return vocab * dim * value_bytes, "read"  # one pass over the table
