@@ -2,7 +2,7 @@
 
 Every fixture is written here: tokenizer.json with json.dumps, .gguf metadata with struct from GGUF's
 published layout. The expected texts come from the reading rules written again below in plain Python
-(GPT-2's bytes_to_unicode map built as its paper's code describes it, SentencePiece's "▁" and "<0xNN>",
+(GPT-2's bytes-to-unicode map built from its definition, SentencePiece's "▁" and "<0xNN>",
 CPython's strict UTF-8 decoder for what is valid), never from the module under test.
 """
 
