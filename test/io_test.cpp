@@ -283,7 +283,23 @@ TEST(Io, SaveRefusesOtherExtensionsAndNamesForNpyAndLeavesNothing) {
                 testing::ThrowsMessage<std::invalid_argument>(HasSubstr("got tensor name 'wte'")));
     EXPECT_THAT([&] { embed::save_table(dir.path() / "t.safetensors", table, "__metadata__"); },
                 testing::ThrowsMessage<std::invalid_argument>(HasSubstr("'__metadata__' is reserved")));
-    EXPECT_THROW(embed::save_table(dir.path() / "no" / "such" / "t.npy", table), std::filesystem::filesystem_error);
+    EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+}
+
+TEST(Io, SaveIntoAMissingDirectoryReportsItsErrno) {
+    // The failing call's own errno, so a caller (and Python's OSError) can tell "no such directory" from
+    // a full disk or a forbidden one.
+    const TempDir dir;
+    const Table table = embed::make_table(2, 2, 1);
+    for (const char* name : {"t.npy", "t.safetensors"}) {
+        try {
+            embed::save_table(dir.path() / "no" / "such" / name, table);
+            ADD_FAILURE() << name << " was saved into a missing directory";
+        } catch (const std::filesystem::filesystem_error& error) {
+            EXPECT_EQ(error.code(), std::make_error_code(std::errc::no_such_file_or_directory)) << error.what();
+            EXPECT_EQ(error.path1(), dir.path() / "no" / "such" / (std::string(name) + ".tmp-embed"));
+        }
+    }
     EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
 }
 
@@ -326,13 +342,31 @@ TEST(Io, ListTensorsGivesNamesDtypesAndOutermostFirstShapes) {
     EXPECT_EQ(by_name["lm_head.weight"].dtype, "BF16");
     EXPECT_TRUE(by_name["lm_head.weight"].loadable);
 
-    // GGUF stores ne = [64, 2] for a (2, 64) table; listed outermost first.
+    // GGUF stores ne = [64, 2] for a (2, 64) table; listed outermost first. A GGUF's order is its tensor infos'.
     const auto gguf = embed::list_tensors(dir.write("a.gguf", find("gguf_v3_q8_0.gguf").bytes));
     ASSERT_EQ(gguf.size(), 2u);
     EXPECT_EQ(gguf[0].name, "output_norm.weight");
     EXPECT_EQ(gguf[1].name, "token_embd.weight");
     EXPECT_EQ(gguf[1].dtype, "Q8_0");
     EXPECT_EQ(gguf[1].shape, (std::vector<std::int64_t>{2, 64}));
+}
+
+TEST(Io, ListTensorsKeepsTheSafetensorsHeaderOrder) {
+    // Header order c, a, b; data order a, b, c; name order a, b, c: only the header's order gives c, a, b.
+    // A key the header repeats keeps its first place and its last value.
+    const TempDir dir;
+    const std::string json =
+        R"({"c":{"dtype":"F32","shape":[1,1],"data_offsets":[8,12]},"__metadata__":{"format":"pt"},)"
+        R"("a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+        R"("b":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+        R"("b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})";
+    const auto listed =
+        embed::list_tensors(dir.write("o.safetensors", embed_test::safetensors_file(json, std::string(12, '\0'))));
+    std::vector<std::string> names;
+    for (const embed::TensorInfo& info : listed) names.push_back(info.name);
+    EXPECT_EQ(names, (std::vector<std::string>{"c", "a", "b"}));
+    ASSERT_EQ(listed.size(), 3u);
+    EXPECT_EQ(listed[2].shape, (std::vector<std::int64_t>{1}));
 }
 
 TEST(Io, ChosenTensorFollowsTheNameRules) {

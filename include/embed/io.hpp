@@ -30,7 +30,8 @@
 //
 // Errors: a file whose contents are wrong throws FileFormatError naming the
 // file, the field and the value found. A file that cannot be opened, read or
-// written throws std::filesystem::filesystem_error (a std::system_error).
+// written throws std::filesystem::filesystem_error (a std::system_error) carrying
+// the failing call's errno (ENOENT for a missing directory).
 // Arguments that are wrong whatever the file holds (an unknown extension to
 // save_table, a directory given to save_table, a tensor name given for a .npy)
 // throw std::invalid_argument.
@@ -123,8 +124,9 @@ StoredTable load_stored_table(const std::filesystem::path& file, std::string_vie
 /// A directory is std::invalid_argument: checkpoint folders are read, never written.
 void save_table(const std::filesystem::path& file, const Table& table, std::string_view tensor = {});
 
-/// Every tensor in file, in the file's order, with names, dtypes and shapes; reads no tensor data. For a
-/// checkpoint directory, every shard's tensors, the shards in file-name order.
+/// Every tensor in file, in the file's order (a .safetensors header's key order, a .gguf's tensor infos'),
+/// with names, dtypes and shapes; reads no tensor data. For a checkpoint directory, every shard's tensors,
+/// the shards in file-name order.
 std::vector<TensorInfo> list_tensors(const std::filesystem::path& file);
 
 /// The name of the tensor load_table(file, tensor) reads ("" for a .npy). tensor given: it, if present.

@@ -3,9 +3,16 @@
 // {...}}, then the data section the offsets point into. As the reference
 // implementation does, the tensors' byte ranges must tile the data section
 // exactly: no gaps, no overlaps, nothing after the last.
+//
+// The tensors are listed in the order of the header's keys, as the file writes
+// them: the JSON object the parser builds keeps its keys sorted, so the order
+// is recorded while parsing. (Not by data offset: tensors of zero bytes share
+// one, and the header is what a reader of the file sees.)
 
 #include <algorithm>
 #include <limits>
+#include <set>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -143,15 +150,21 @@ Contents parse_safetensors(const ByteSource& source) {
     const Bytes header_bytes = reader.take(header_length, "safetensors header");
     const auto* text = reinterpret_cast<const char*>(header_bytes.data());
     nlohmann::json header;
+    // The top-level keys as the header writes them. (nlohmann::ordered_json would keep them too, but finds
+    // each key by a linear search while parsing: quadratic in a hostile header's millions of keys.)
+    std::vector<std::string> key_order;
     try {
         // The callback sees each value as it starts; refusing deep nesting there stops the parse early.
-        const auto refuse_deep = [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+        const auto watch = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
             if (depth > max_header_depth) {
                 reader.fail("safetensors header nests deeper than " + std::to_string(max_header_depth) + " levels");
             }
+            if (depth == 1 && event == nlohmann::json::parse_event_t::key) {
+                key_order.push_back(parsed.get<std::string>());
+            }
             return true;
         };
-        header = nlohmann::json::parse(text, text + header_bytes.size(), refuse_deep);
+        header = nlohmann::json::parse(text, text + header_bytes.size(), watch);
     } catch (const nlohmann::json::exception& error) {
         reader.fail(std::string("safetensors header is not valid JSON: ") + error.what());
     }
@@ -161,9 +174,12 @@ Contents parse_safetensors(const ByteSource& source) {
     const std::uint64_t data_start = reader.position();
     const std::uint64_t data_size = reader.remaining();
     Contents contents;
-    for (const auto& [name, info] : header.items()) {
+    // A key the header repeats holds its last value (as the parser keeps it) at its first place.
+    std::set<std::string_view> listed;
+    for (const std::string& name : key_order) {
         if (name == "__metadata__") continue;  // free-form strings; nothing a table needs
-        contents.tensors.push_back(entry_of(name, info, data_start, data_size, file));
+        if (!listed.insert(name).second) continue;
+        contents.tensors.push_back(entry_of(name, header.at(name), data_start, data_size, file));
     }
     require_tiling(contents.tensors, data_start, data_size, file);
     return contents;

@@ -3,6 +3,7 @@
 
 #include <bit>
 #include <cctype>
+#include <cerrno>
 #include <fstream>
 #include <system_error>
 
@@ -70,24 +71,30 @@ std::string lower_extension(const std::filesystem::path& file) {
     return extension;
 }
 
+/// The error the last failing system call left in errno (ENOENT for a missing directory, ENOSPC for a full
+/// disk), which the stream's open and write pass on; io_error should a stream fail without one.
+std::error_code last_system_error() {
+    const int code = errno;
+    return code != 0 ? std::error_code(code, std::generic_category()) : std::make_error_code(std::errc::io_error);
+}
+
 /// Writes preamble then the table to a temporary file beside file and renames it into place.
 void write_file(const std::filesystem::path& file, const std::string& preamble, const Table& table) {
     std::filesystem::path temporary = file;
     temporary += ".tmp-embed";
     {
+        errno = 0;
         std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        if (!out) {
-            throw std::filesystem::filesystem_error("cannot create", temporary,
-                                                    std::make_error_code(std::errc::io_error));
-        }
+        if (!out) throw std::filesystem::filesystem_error("cannot create", temporary, last_system_error());
+        errno = 0;
         out.write(preamble.data(), static_cast<std::streamsize>(preamble.size()));
         write_doubles(out, table);
         out.close();
         if (!out) {
+            const std::error_code error = last_system_error();
             std::error_code ignored;
             std::filesystem::remove(temporary, ignored);
-            throw std::filesystem::filesystem_error("cannot write", temporary,
-                                                    std::make_error_code(std::errc::io_error));
+            throw std::filesystem::filesystem_error("cannot write", temporary, error);
         }
     }
     std::filesystem::rename(temporary, file);

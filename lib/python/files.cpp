@@ -44,25 +44,6 @@ py::str fs_decoded(const std::string& bytes) {
     return py::reinterpret_steal<py::str>(text);
 }
 
-/// A tensor name (UTF-8 in both formats that name tensors) as a str; invalid bytes kept as surrogates, so the
-/// name given back as `tensor` finds the same tensor.
-py::str name_decoded(const std::string& bytes) {
-    PyObject* text = PyUnicode_DecodeUTF8(bytes.data(), static_cast<Py_ssize_t>(bytes.size()), "surrogateescape");
-    if (text == nullptr) throw py::error_already_set();
-    return py::reinterpret_steal<py::str>(text);
-}
-
-/// path (str, bytes or os.PathLike) as the library's path: the bytes os.fsencode gives. TypeError from
-/// os.fsencode for anything else; ValueError for a null byte, which would cut the name short.
-std::filesystem::path path_arg(py::handle path) {
-    const py::object encoded = py::module_::import("os").attr("fsencode")(path);
-    std::string bytes = py::reinterpret_borrow<py::bytes>(encoded);
-    if (bytes.find('\0') != std::string::npos) {
-        raise(PyExc_ValueError, "path " + repr_of(path) + " contains a null byte, which no file name can");
-    }
-    return std::filesystem::path(std::move(bytes));
-}
-
 /// tensor: None (or "") lets the library choose, a str names the tensor. TypeError for anything else.
 std::string tensor_arg(py::handle tensor) {
     if (tensor.is_none()) return {};
@@ -101,12 +82,26 @@ std::string tensor_arg(py::handle tensor) {
     raise_instance(os_error(code.value(), message, first, py::none(), fs_decoded(error.path2().native())));
 }
 
-/// Runs work without the GIL and returns its result; the library's exceptions become Python's (see the top).
-template <class Work>
-auto call_library(Work&& work) -> decltype(work()) {
+}  // namespace
+
+py::str name_decoded(const std::string& bytes) {
+    PyObject* text = PyUnicode_DecodeUTF8(bytes.data(), static_cast<Py_ssize_t>(bytes.size()), "surrogateescape");
+    if (text == nullptr) throw py::error_already_set();
+    return py::reinterpret_steal<py::str>(text);
+}
+
+std::filesystem::path path_arg(py::handle path) {
+    const py::object encoded = py::module_::import("os").attr("fsencode")(path);
+    std::string bytes = py::reinterpret_borrow<py::bytes>(encoded);
+    if (bytes.find('\0') != std::string::npos) {
+        raise(PyExc_ValueError, "path " + repr_of(path) + " contains a null byte, which no file name can");
+    }
+    return std::filesystem::path(std::move(bytes));
+}
+
+void raise_library_error() {
     try {
-        const py::gil_scoped_release released;
-        return work();
+        throw;
     } catch (const embed::FileFormatError& error) {
         raise_file_format_error(error);
     } catch (const std::filesystem::filesystem_error& error) {
@@ -116,7 +111,10 @@ auto call_library(Work&& work) -> decltype(work()) {
     } catch (const std::out_of_range& error) {
         raise_instance(py::handle(PyExc_IndexError)(fs_decoded(error.what())));
     }
+    // Any other exception has left the try above as it is, for pybind11 to translate.
 }
+
+namespace {
 
 // A table as numpy can hold it: numpy has float64 and float32, but no bfloat16.
 using NumpyTable = std::variant<embed::Table, embed::TableF32>;
@@ -228,8 +226,8 @@ ValueError: another extension. TypeError: path or tensor of another type.)doc");
           R"doc(list_tensors(path) -> list of dicts
 
 Every tensor of a .npy, .safetensors or .gguf file or a checkpoint directory
-(a .gguf's in its order, a .safetensors header's sorted by name, a
-directory's shard by shard in file-name order), one dict each: name (str, ""
+(each file's in its own order: a .safetensors header's key order, a .gguf's
+tensor infos'; a directory's shard by shard in file-name order), one dict each: name (str, ""
 for a .npy), dtype (str, as the file spells it: "<f4", "F32", "Q8_0"), shape
 (tuple of ints, outermost first, as numpy gives: a GGUF table ne = [d, V] is
 (V, d)) and loadable (bool: load_table reads it). Reads no tensor data.

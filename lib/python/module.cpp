@@ -15,6 +15,7 @@
 #include <embed/embed.hpp>
 
 #include "files.hpp"
+#include "vocabulary.hpp"
 #include "functions.hpp"
 #include "scan.hpp"
 
@@ -58,7 +59,9 @@ bfloat16 file as float32 (exact).
 
 Files: load_table, list_tensors, check_tying and save_table read .npy,
 .safetensors and .gguf files and checkpoint directories (save_table writes
-.npy and .safetensors); paths are str, bytes or os.PathLike.
+.npy and .safetensors); paths are str, bytes or os.PathLike. load_vocabulary
+reads a model's tokens (a .gguf, a tokenizer.json or a checkpoint directory)
+as a Vocabulary: token, text and type for each id.
 
 Errors, each naming the value and what was allowed:
   IndexError   a token id outside [0, V), negative ids included
@@ -227,4 +230,5 @@ table is copied once into the object, which both directions then read.)doc")
 
     register_files(m);  // load_table, list_tensors, check_tying, save_table, FileFormatError (files.cpp)
     register_scan(m);  // scan_vocabulary (scan.cpp)
+    register_vocabulary(m);  // load_vocabulary, Vocabulary (vocabulary.cpp)
 }
