@@ -15,9 +15,9 @@
 #include <embed/embed.hpp>
 
 #include "files.hpp"
-#include "vocabulary.hpp"
 #include "functions.hpp"
 #include "scan.hpp"
+#include "vocabulary.hpp"
 
 namespace py = pybind11;
 

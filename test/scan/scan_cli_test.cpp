@@ -97,28 +97,36 @@ std::string float_bytes(const std::vector<float>& values) {
     return bytes;
 }
 
+// prefix followed by n, built by appending: GCC 12 warns wrongly (-Wrestrict) about "x" + std::to_string.
+std::string numbered(const char* prefix, std::uint64_t n) {
+    std::string text = prefix;
+    text += std::to_string(n);
+    return text;
+}
+
 // model.safetensors with the embedding and lm_head, and a tokenizer.json: byte-level BPE, "Ġglitch<i>" for
 // the planted ordinary rows (read " glitch<i>"), reserved special tokens for the reference rows.
 void write_model(const fs::path& dir) {
     const std::string input = float_bytes(planted_rows(1));
     const std::string output = float_bytes(planted_rows(2));
-    const std::string shape = "[" + std::to_string(kRows) + "," + std::to_string(kDim) + "]";
-    const std::string header =
-        R"({"model.embed_tokens.weight":{"dtype":"F32","shape":)" + shape + R"(,"data_offsets":[0,)" +
-        std::to_string(input.size()) + R"(]},"lm_head.weight":{"dtype":"F32","shape":)" + shape +
-        R"(,"data_offsets":[)" + std::to_string(input.size()) + "," + std::to_string(input.size() + output.size()) +
-        "]}}";
+    const std::string shape = numbered("[", kRows) + numbered(",", kDim) + "]";
+    const std::string header = R"({"model.embed_tokens.weight":{"dtype":"F32","shape":)" + shape +
+                               numbered(R"(,"data_offsets":[0,)", input.size()) +
+                               R"(]},"lm_head.weight":{"dtype":"F32","shape":)" + shape +
+                               numbered(R"(,"data_offsets":[)", input.size()) +
+                               numbered(",", input.size() + output.size()) + "]}}";
     write_file(dir / "model.safetensors", embed_test::safetensors_file(header, input + output));
     nlohmann::json vocab = nlohmann::json::object();
     nlohmann::json added = nlohmann::json::array();
     for (Index id = 0; id < kRows; ++id) {
+        const auto n = static_cast<std::uint64_t>(id);
         if (id >= kFirstReserved) {
-            added.push_back({{"id", id}, {"content", "<|reserved_special_token_" + std::to_string(id) + "|>"},
-                             {"special", true}});
+            added.push_back(
+                {{"id", id}, {"content", numbered("<|reserved_special_token_", n) + "|>"}, {"special", true}});
         } else if (id >= kFirstPlanted) {
-            vocab["\u0120glitch" + std::to_string(id)] = id;
+            vocab[numbered("\u0120glitch", n)] = id;
         } else {
-            vocab["w" + std::to_string(id)] = id;
+            vocab[numbered("w", n)] = id;
         }
     }
     const nlohmann::json tokenizer = {
