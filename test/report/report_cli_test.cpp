@@ -2,8 +2,6 @@
 // golden files, refusals (exit 2, one line, old report untouched), write
 // failures (exit 1) and the all-or-nothing promise.
 
-#include <sys/wait.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fresh_dir.hpp"
+#include "tool_run.hpp"
 
 namespace {
 
@@ -30,33 +29,13 @@ using embed::Index;
 
 const std::vector<std::string> kFiles = {"embed_report.html", "embed_report.json", "embed_report.md", "embed_report.svg"};  // sorted, as entries() lists them
 
-std::string read_file(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
-}
+using embed_test::read_file;
+using embed_test::ToolRun;
+using embed_test::write_file;
 
-void write_file(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
-
-struct ToolRun {
-    int status = -1;
-    std::string out;
-    std::string err;
-};
-
-// Runs the tool in dir with the given arguments (each single-quoted for the shell).
+// Runs the tool in dir with the given arguments.
 ToolRun run_tool(const fs::path& dir, const std::vector<std::string>& args) {
-    std::string command = "cd '" + dir.string() + "' && '" EMBED_REPORT_EXE "'";
-    for (const auto& arg : args) command += " '" + arg + "'";
-    const fs::path out = dir / ".stdout";
-    const fs::path err = dir / ".stderr";
-    command += " > '" + out.string() + "' 2> '" + err.string() + "'";
-    const int raw = std::system(command.c_str());
-    ToolRun run{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, read_file(out), read_file(err)};
-    fs::remove(out);
-    fs::remove(err);
-    return run;
+    return embed_test::run_tool(EMBED_REPORT_EXE, dir, args);
 }
 
 std::vector<std::string> entries(const fs::path& dir) {

@@ -4,8 +4,6 @@
 // its refusals (exit 2, one line, earlier files untouched) and the
 // all-or-nothing promise.
 
-#include <sys/wait.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -23,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "file_bytes.hpp"
+#include "tool_run.hpp"
 
 namespace {
 
@@ -32,32 +31,13 @@ using Index = std::int64_t;
 
 const char* const kFiles[] = {"embed_scan.html", "embed_scan.json", "embed_scan.md"};
 
-std::string read_file(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
-}
+using embed_test::read_file;
+using embed_test::ToolRun;
+using embed_test::write_file;
 
-void write_file(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
-
-struct ToolRun {
-    int status = -1;
-    std::string out;
-    std::string err;
-};
-
+// Runs the tool in dir with the given arguments.
 ToolRun run_tool(const fs::path& dir, const std::vector<std::string>& args) {
-    std::string command = "cd '" + dir.string() + "' && '" EMBED_SCAN_EXE "'";
-    for (const auto& arg : args) command += " '" + arg + "'";
-    const fs::path out = dir / ".stdout";
-    const fs::path err = dir / ".stderr";
-    command += " > '" + out.string() + "' 2> '" + err.string() + "'";
-    const int raw = std::system(command.c_str());
-    ToolRun run{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, read_file(out), read_file(err)};
-    fs::remove(out);
-    fs::remove(err);
-    return run;
+    return embed_test::run_tool(EMBED_SCAN_EXE, dir, args);
 }
 
 std::vector<std::string> outputs_in(const fs::path& dir) {

@@ -6,6 +6,7 @@
 
 #include "format.hpp"
 #include "report.hpp"
+#include "tokens_json.hpp"
 
 namespace embed::report {
 
@@ -48,11 +49,7 @@ std::string render_json(const ReportResult& r) {
     j["rms_scaled"] = r.rms_scaled;
     j["rms_ratio"] = r.rms_ratio;
     // With token names: each id the report shows (a decimal string, as JSON keys are strings) to its text.
-    if (!r.tokens.empty()) {
-        nlohmann::ordered_json tokens = nlohmann::ordered_json::object();
-        for (const auto& [id, text] : r.tokens) tokens[std::to_string(id)] = text;
-        j["tokens"] = tokens;
-    }
+    if (!r.tokens.empty()) j["tokens"] = tools::tokens_json(r.tokens);
     return j.dump(2) + "\n";
 }
 

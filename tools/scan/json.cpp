@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "scan_run.hpp"
+#include "tokens_json.hpp"
 
 namespace embed::scan_tool {
 namespace {
@@ -46,11 +47,7 @@ std::string render_scan_json(const ScanRun& run) {
     j["output_norm"] = values(s.output_norm);
     j["output_distance"] = optional_values(s.output_distance);
     j["input_output_cosine"] = optional_values(s.input_output_cosine);
-    if (!run.tokens.empty()) {
-        nlohmann::ordered_json tokens = nlohmann::ordered_json::object();
-        for (const auto& [id, text] : run.tokens) tokens[std::to_string(id)] = text;
-        j["tokens"] = tokens;
-    }
+    if (!run.tokens.empty()) j["tokens"] = tools::tokens_json(run.tokens);
     return j.dump(1) + "\n";
 }
 
