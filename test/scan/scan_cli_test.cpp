@@ -131,6 +131,7 @@ TEST(ScanCli, APlantedModelsNeverMovedRowsAreAllCandidatesNamedByText) {
     for (Index id = kFirstReserved; id < kRows; ++id) reserved.push_back(id);
     EXPECT_EQ(scan["reference_ids"].get<std::vector<Index>>(), reserved);
     EXPECT_EQ(scan["main_indicator"], "output_distance");
+    EXPECT_EQ(scan["principal_component"]["converged"], true) << "planted rows share one clear direction";
     const auto candidates = scan["candidates"].get<std::vector<Index>>();
     for (Index id = kFirstPlanted; id < kRows; ++id) {
         EXPECT_NE(std::find(candidates.begin(), candidates.end(), id), candidates.end()) << "planted row " << id;
@@ -174,6 +175,7 @@ TEST(ScanCli, ExplicitReferenceIdsAndNoneChooseTheMainIndicator) {
     scan = nlohmann::json::parse(read_file(dir.path() / "embed_scan.json"));
     EXPECT_EQ(scan["main_indicator"], "input_norm");
     EXPECT_TRUE(scan["output_distance"].is_null());
+    EXPECT_TRUE(scan["principal_component"].is_null());
 }
 
 TEST(ScanCli, ATiedTableScansOneTableWithoutTheInputOutputCosine) {

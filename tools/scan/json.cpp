@@ -39,10 +39,15 @@ std::string render_scan_json(const ScanRun& run) {
     j["main_indicator"] = s.main_indicator;
     j["threshold"] = s.threshold;
     j["candidates"] = s.candidates;
-    j["principal_component"] = {{"eigenvalue", s.principal_eigenvalue},
-                                {"gap", s.eigenvalue_gap},
-                                {"error_bound", s.component_error_bound},
-                                {"converged", s.principal_component_converged}};
+    // The component is found only for output_distance, so without reference rows there is none to describe.
+    if (s.output_distance) {
+        j["principal_component"] = {{"eigenvalue", s.principal_eigenvalue},
+                                    {"gap", s.eigenvalue_gap},
+                                    {"error_bound", s.component_error_bound},
+                                    {"converged", s.principal_component_converged}};
+    } else {
+        j["principal_component"] = nullptr;
+    }
     j["input_norm"] = values(s.input_norm);
     j["output_norm"] = values(s.output_norm);
     j["output_distance"] = optional_values(s.output_distance);
