@@ -40,7 +40,7 @@ constexpr std::array<Flag, 8> FLAGS = {{
      "a tensor of the file with the input's row count", "the one check_tying names; the input when tied"},
     {kReferenceIds, "LIST", "rows known to be unused",
      "comma-separated ids and inclusive ranges in [0, V) (177,178,180-187), or none", "the vocabulary's unused tokens"},
-    {kPercentile, "P", "candidates: main indicator at or below its P-th percentile", "a number in [0, 100]", "2.0"},
+    {kPercentile, "P", "candidates: main indicator at or below its percentile P", "a number in [0, 100]", "2.0"},
     {kTokenizer, "PATH", "where token names come from", "a .gguf, a tokenizer.json or a checkpoint folder",
      "the table's own"},
     {kOutDir, "DIR", "where the three files go", "an existing, writable directory", "."},

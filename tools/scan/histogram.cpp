@@ -115,7 +115,8 @@ std::string histogram_svg(const ScanRun& run) {
         svg << "<line class=\"threshold\" x1=\"" << num(x) << "\" y1=\"" << kTop << "\" x2=\"" << num(x) << "\" y2=\""
             << axis_y << "\" stroke=\"" << kCandidateColour << "\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>\n"
             << "<text x=\"" << num(x + 4) << "\" y=\"" << kTop + 12 << "\" fill=\"" << kCandidateColour
-            << "\">threshold " << label(run.scan.threshold) << " (" << label(run.percentile) << "th percentile)</text>\n";
+            << "\">threshold " << label(run.scan.threshold) << " (percentile " << label(run.percentile)
+            << ")</text>\n";
     }
     svg << "</svg>\n";
     return svg.str();

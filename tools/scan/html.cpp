@@ -78,8 +78,8 @@ std::string render_scan_html(const ScanRun& run) {
     pages::Page page("Vocabulary scan: which tokens never learned anything");
     page.paragraph("Each row's input norm, and its output row's cosine distance to the rows known to be unused once the "
                    "output table's first principal component is projected out (Land & Bartolo, 2024). Candidates: "
-                   "the rows whose " + s.main_indicator + " is at or below its " + json_text(run.percentile) +
-                   "th percentile. Click a column's header to sort by it.");
+                   "the rows whose " + s.main_indicator + " is at or below its percentile " + json_text(run.percentile) +
+                   " (numpy's linear rule). Click a column's header to sort by it.");
     page.heading("Numbers");
     page.numbers("numbers", numbers_of(run));
     page.heading("Distribution");

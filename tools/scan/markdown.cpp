@@ -75,7 +75,7 @@ void section_indicators(std::ostringstream& md, const ScanRun& run) {
 void section_candidates(std::ostringstream& md, const ScanRun& run) {
     const VocabularyScan& s = run.scan;
     md << "## Candidates\n\n"
-       << "Main indicator `" << s.main_indicator << "`; its " << number(run.percentile) << "th percentile is "
+       << "Main indicator `" << s.main_indicator << "`; its percentile " << number(run.percentile) << " is "
        << number(s.threshold) << ", and " << s.candidates.size() << " of " << run.vocab
        << " rows lie at or below it (smallest first).";
     if (s.candidates.size() > kListed) md << " The first " << kListed << " are listed; the JSON and the page hold all.";
