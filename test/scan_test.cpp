@@ -86,7 +86,8 @@ private:
 
 void write_doubles(const std::filesystem::path& path, const double* values, Index count) {
     std::ofstream out(path, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(values), static_cast<std::streamsize>(count * sizeof(double)));
+    const auto bytes = static_cast<std::streamsize>(count) * static_cast<std::streamsize>(sizeof(double));
+    out.write(reinterpret_cast<const char*>(values), bytes);
 }
 
 std::vector<double> read_doubles(const std::filesystem::path& path) {
