@@ -21,7 +21,7 @@ Table fill_table(Index vocab, Index dim, PythonRandom rng) {
     const Index entries = param_count(vocab, dim);
     detail::checked_mul(entries, static_cast<Index>(sizeof(double)), "table bytes");
     Table table = detail::mapped_table<double>(vocab, dim);
-    // Row-major storage is exactly the order the specification fills in:
+    // Row-major storage is exactly the order make_table fills in (SPECIFICATION.md, The twenty functions):
     // token 0 column 0 first, then along the row.
     // random() + -0.5 rounds exactly as random() - 0.5 does, in one pass instead of two.
     rng.fill_random(std::span<double>(table.data(), static_cast<std::size_t>(entries)), -0.5);

@@ -75,11 +75,11 @@ using RowVector = Eigen::RowVectorXd;
 /// Token ids (n); a std::vector<Index> binds to it.
 using Ids = std::span<const Index>;
 
-/// The specification's vocabulary size V.
+/// The vocabulary size V of the exercise's measured table (SPECIFICATION.md, Constants).
 inline constexpr Index VOCAB = 512;
-/// The specification's row width d.
+/// The row width d of the exercise's measured table (SPECIFICATION.md, Constants).
 inline constexpr Index DIM = 64;
-/// The specification's seed for make_table.
+/// The seed the exercise gives make_table (SPECIFICATION.md, Constants).
 inline constexpr std::uint64_t SEED = 20260917;
 
 }  // namespace embed

@@ -24,7 +24,7 @@ namespace embed_python {
 namespace {
 
 // Runs work without the GIL when it reads at least 2^16 values, so other
-// Python threads run meanwhile; smaller work (the contract's 512 x 64 is 2^15)
+// Python threads run meanwhile; smaller work (the exercise's 512 x 64 is 2^15)
 // keeps it, since a release and re-acquire would cost more than they give.
 template <class Work>
 void without_gil_if_large(Index values_read, Work&& work) {
@@ -131,7 +131,7 @@ py::object nearest_by(py::handle table_arg, py::handle token_id, py::handle k_va
 
 }  // namespace
 
-// Python ints of any size, as the specification's pure-Python counts are:
+// Python ints of any size, as the exercise's pure-Python counts are:
 // the library's 64-bit Index would overflow where Python does not.
 py::int_ param_count(py::handle vocab, py::handle dim) { return count_arg(vocab, "vocab") * count_arg(dim, "dim"); }
 
@@ -181,7 +181,7 @@ py::tuple shape(py::handle matrix) {
 }
 
 // Lists in: each row comes back as a new list holding the caller's own
-// objects, as the specification's list(table[i]) does: the numbers are never
+// objects, as the exercise's list(table[i]) does: the numbers are never
 // read, so they are neither converted nor checked (only the rows' lengths).
 // Creating new floats would cost more than the gather itself.
 py::object lookup(py::handle table_arg, py::handle ids_value) {

@@ -1,5 +1,5 @@
-// The Python module `embed`: the original specification's functions with its
-// Python semantics (lists in, lists out, Python ints, Python exceptions),
+// The Python module `embed`: the exercise's functions with their Python
+// semantics (lists in, lists out, Python ints, Python exceptions; SPECIFICATION.md, Python form),
 // forwarding to the C++ library. This file only defines the module: each
 // name, its docstring and the function it forwards to. The conversions are in
 // convert.hpp (arguments) and results.hpp (results), the functions that join
@@ -30,9 +30,9 @@ PYBIND11_MODULE(embed, m) {
     options.disable_function_signatures();
     m.doc() = R"doc(Token ids to vectors and back to scores over the whole vocabulary, exactly.
 
-The original specification's module, served by the embed C++ library: the same
-twenty functions and three constants, the same answers as its pure-Python
-functions, much faster.
+The module of embed's exercise (SPECIFICATION.md, installed beside the C++
+headers), served by the embed C++ library: the same twenty functions and three
+constants, the same answers as the exercise's pure-Python functions, much faster.
 
 Tables are lists of V lists of d floats (V x d: V tokens, rows of width d),
 vectors lists of floats, ids lists of ints; results are plain Python lists,
