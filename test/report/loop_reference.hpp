@@ -21,8 +21,9 @@ using embed::Index;
 using embed::Table;
 using nlohmann::json;
 
-/// The contract's thirty JSON keys in its order (a loaded table's report adds source after seed).
-inline const std::vector<std::string> CONTRACT_KEYS = {
+/// The thirty JSON keys in the order of SPECIFICATION.md, Report keys (a loaded table's report adds source
+/// after seed).
+inline const std::vector<std::string> REPORT_KEYS = {
     "vocab", "dim", "seed", "probe", "table_shape", "params", "tied_params", "untied_params", "saved",
     "bigger_vocab", "bigger_tied", "bigger_untied", "lookup_mults", "one_hot_mults", "max_abs_diff",
     "repeat_same", "logit_len", "logit_argmax", "logit_argmax_is_self", "cos_neighbors", "dot_neighbors",
@@ -41,8 +42,8 @@ inline double loop_cosine(const Table& t, Index a, Index b) {
     return na == 0.0 || nb == 0.0 ? 0.0 : loop_dot(t, a, b) / (na * nb);
 }
 
-// Every other token ranked in the library's contract order (a higher score first, NaN below every number,
-// then the smaller id), the first k ids.
+// Every other token ranked in the library's order (SPECIFICATION.md, Ranking: a higher score first, NaN
+// below every number, then the smaller id), the first k ids.
 inline std::vector<Index> loop_rank(const Table& t, Index probe, Index k, bool by_cosine) {
     std::vector<embed::Neighbour> scored;
     for (Index other = 0; other < t.rows(); ++other) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""An independent implementation of the report's thirty values, from the
-specification alone (CPython's random, lists and math; no embed code), and a
+"""An independent implementation of the report's thirty values, from
+SPECIFICATION.md alone (CPython's random, lists and math; no embed code), and a
 checker that compares them with the files the tool wrote.
 
     reference_report.py [--vocab V --dim D --seed S --probe P --k K --pick I
@@ -193,7 +193,7 @@ def measure(table, probe, k, pick, stretch_factor, growth):
 
 
 def report(vocab, dim, seed, probe, k, pick, stretch_factor, growth, plant=None, source=None):
-    """The JSON values in the contract's order and the figure's scores; a planted table is a loaded one:
+    """The JSON values in SPECIFICATION.md's order (Report keys) and the figure's scores; a planted table is a loaded one:
     seed null and its source after it."""
     table = make_table(vocab, dim, seed)
     if plant:

@@ -46,7 +46,7 @@ std::string refusal(const std::vector<std::string>& args) {
     return "(accepted)";
 }
 
-TEST(ReportParse, NoFlagsGiveTheContractsRunInTheCurrentDirectory) {
+TEST(ReportParse, NoFlagsGiveTheExercisesRunInTheCurrentDirectory) {
     const Command c = parse({});
     EXPECT_EQ(c.action, Command::Action::run);
     EXPECT_EQ(c.out_dir, ".");

@@ -123,7 +123,7 @@ TEST(ReportTable, ANpyTableIsMeasuredAsWrittenAndNamedAsTheSource) {
     const std::string text = report_json(command);
     EXPECT_EQ(command.inputs.vocab, 40);
     EXPECT_EQ(command.inputs.dim, 6);
-    std::vector<std::string> keys = CONTRACT_KEYS;
+    std::vector<std::string> keys = REPORT_KEYS;
     keys.insert(keys.begin() + 3, "source");
     EXPECT_EQ(keys_in_file_order(text), keys) << "source follows seed";
     const json j = json::parse(text);
@@ -182,7 +182,7 @@ TEST(ReportTable, AFloat32OrBfloat16TableIsAnalysedInItsOwnPrecision) {
 }
 
 // A loaded table with a value planted in it that a generated one never has, and what it must do to the
-// values that every generated table gives alike (worked out by hand from the contract): the JSON must still
+// values that every generated table gives alike (worked out by hand from SPECIFICATION.md): the JSON must still
 // parse (null where a number is NaN or infinite), every value must match the loops, and the Markdown and
 // figure must still show it.
 struct Planted {

@@ -42,7 +42,7 @@ std::size_t count(const std::string& text, const std::string& needle) {
 
 class ReportText : public testing::TestWithParam<ReportInputs> {};
 
-TEST_P(ReportText, MarkdownHasTheFiveContractSectionsInOrder) {
+TEST_P(ReportText, MarkdownHasTheFiveSpecifiedSectionsInOrder) {
     const std::string md = embed::report::render_markdown(embed::report::measure(GetParam()));
     EXPECT_EQ(lines_starting_with(md, "# ").size(), 1u);
     EXPECT_EQ(md.rfind("# ", 0), 0u) << "the title is the first line";

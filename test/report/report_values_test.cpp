@@ -1,5 +1,5 @@
 // measure() and render_json() against values computed here with explicit
-// loops over the table, for the contract's inputs and several others.
+// loops over the table, for the exercise's inputs and several others.
 
 #include <algorithm>
 #include <cmath>
@@ -36,7 +36,7 @@ TEST_P(ReportValues, EveryJsonValueMatchesALoopOverTheTable) {
     const auto in_file_order = nlohmann::ordered_json::parse(embed::report::render_json(embed::report::measure(in)));
     std::vector<std::string> written;
     for (const auto& item : in_file_order.items()) written.push_back(item.key());
-    EXPECT_EQ(written, CONTRACT_KEYS);
+    EXPECT_EQ(written, REPORT_KEYS);
 
     ASSERT_TRUE(j.at("seed").is_number_unsigned());
     EXPECT_EQ(j.at("seed").get<std::uint64_t>(), in.seed);
@@ -54,7 +54,7 @@ INSTANTIATE_TEST_SUITE_P(Inputs, ReportValues,
                                          with(50, 8, 18446744073709551615ULL, 49, 3, 1, -2.0, 1),
                                          with(64, 3, 1, 5, 63, 10, 0.0, 5)));
 
-TEST(ReportValues, DefaultsAreTheContractsConstants) {
+TEST(ReportValues, DefaultsAreTheExercisesConstants) {
     const ReportInputs in;
     EXPECT_EQ(in.vocab, 512);
     EXPECT_EQ(in.dim, 64);

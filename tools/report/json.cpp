@@ -1,4 +1,4 @@
-// embed_report.json: the contract's thirty keys, in the contract's order. For a
+// embed_report.json: the thirty keys of SPECIFICATION.md, Report keys, in its order. For a
 // loaded table seed is null and a thirty-first key, source, follows it; with
 // token names a last key, tokens, maps each id shown to its text.
 
@@ -11,7 +11,7 @@
 namespace embed::report {
 
 std::string render_json(const ReportResult& r) {
-    // ordered_json keeps the contract's key order, so the file reads like its table.
+    // ordered_json keeps SPECIFICATION.md's key order, so the file reads like its table.
     nlohmann::ordered_json j;
     j["vocab"] = r.inputs.vocab;
     j["dim"] = r.inputs.dim;

@@ -1,4 +1,4 @@
-// embed_report.md: the contract's five sections, each a few sentences around
+// embed_report.md: the five sections of SPECIFICATION.md, Report sections, each a few sentences around
 // the numbers of the same run. Every value that is also a JSON key is shown
 // as "`key` = value" with the JSON's own text, so a reader (and a test) can
 // match the two files.

@@ -86,7 +86,7 @@ template <class Scalar>
 void measure_lookup(const BasicTable<Scalar>& table, const ReportInputs& in, ReportResult& r) {
     const std::vector<Index> one{in.probe};
     const std::vector<Index> twice{in.probe, in.probe};
-    r.lookup_mults = 0;  // a row gather multiplies nothing; the contract fixes this value
+    r.lookup_mults = 0;  // a row gather multiplies nothing; SPECIFICATION.md, Report keys, fixes this value
     r.one_hot_mults = one_hot_mults(in.vocab, in.dim, 1);
     // A NaN difference (the one-hot route multiplies a NaN or an infinity anywhere in a column by 0) is
     // the answer, not a value to skip: the two routes then differ, and the JSON holds null.
@@ -127,7 +127,7 @@ void measure_neighbours(BasicTable<Scalar>& table, const ReportInputs& in, Repor
 
 template <class Scalar>
 void measure_scaling(const BasicTable<Scalar>& table, const ReportInputs& in, ReportResult& r) {
-    constexpr double tolerance = 1e-12;  // the contract's "the same to 1e-12"
+    constexpr double tolerance = 1e-12;  // "the same to 1e-12" (SPECIFICATION.md, Report keys)
     const Index neighbour = r.cos_neighbors.front().id;
     const std::vector<Index> pair{in.probe, neighbour};
     const Table plain = widened(lookup(table, pair));

@@ -13,7 +13,8 @@
 
 namespace embed::report {
 
-/// The contract's probe token, neighbour count, neighbour to stretch, factor and growth.
+/// The exercise's probe token, neighbour count, neighbour to stretch, factor and growth (SPECIFICATION.md,
+/// The report).
 inline constexpr Index PROBE = 137;
 inline constexpr Index K = 5;
 inline constexpr Index PICK = 4;
@@ -29,7 +30,7 @@ struct TableSource {
     std::string precision = "float64";
 };
 
-/// Every input of a run; the defaults are the contract's constants and live only here.
+/// Every input of a run; the defaults are the exercise's constants and live only here.
 struct ReportInputs {
     Index vocab = VOCAB;
     Index dim = DIM;
@@ -69,7 +70,7 @@ struct StoredScale {
     double fp16 = 0.0;
 };
 
-/// Everything one run measures; the JSON keys of the contract and what the prose and figure need.
+/// Everything one run measures; the JSON keys (SPECIFICATION.md, Report keys) and what the prose and figure need.
 struct ReportResult {
     ReportInputs inputs;
 
