@@ -1,5 +1,5 @@
 // lookup is a row gather: checked against an explicit loop over the ids, and
-// for the errors against the contract's wording ("[0, V)").
+// for the errors against the wording of SPECIFICATION.md, Errors ("[0, V)").
 #include <cstdint>
 #include <cstring>
 #include <limits>

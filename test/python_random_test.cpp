@@ -106,7 +106,7 @@ TEST_P(PythonRandomVsCPython, InterleavedCallsShareOneStream) {
 }
 
 // Word boundaries of the seed (0 is the key [0]; 2^32 needs a second word),
-// the specification's seed, and a few drawn from SystemRandom once.
+// the exercise's SEED, and a few drawn from SystemRandom once.
 INSTANTIATE_TEST_SUITE_P(Seeds, PythonRandomVsCPython,
                          testing::Values(0ULL, 1ULL, 42ULL, 20260917ULL, 4294967295ULL, 4294967296ULL,
                                          4294967297ULL, 9223372036854775808ULL, 18446744073709551615ULL,

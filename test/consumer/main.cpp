@@ -1,4 +1,4 @@
-// Links against an installed embed and checks a few results of the contract;
+// Links against an installed embed and checks a few results SPECIFICATION.md fixes;
 // exits nonzero when any of them is wrong.
 #include <cstdio>
 #include <vector>

@@ -2,7 +2,7 @@
 
 The module under test is the build's (CMake puts its directory on PYTHONPATH).
 numpy is optional: tests that need it skip when it cannot be imported, as in
-the specification's environment.
+the exercise's environment (SPECIFICATION.md, The exercise).
 """
 
 import pytest

@@ -1,4 +1,4 @@
-"""The original specification's module, written again in pure Python from its text.
+"""The exercise's module (SPECIFICATION.md, The twenty functions), written again in pure Python from its rules.
 
 This is the independent reference the tests compare the extension module
 with: lists and the standard library only, one obvious loop per rule, no

@@ -158,13 +158,13 @@ def test_non_numbers_are_type_errors_naming_the_value(function, args, message):
 
 
 def test_lookup_of_lists_copies_rows_without_reading_their_numbers():
-    # As the specification's list(table[i]): the caller's own objects, in new lists.
+    # As the exercise's list(table[i]): the caller's own objects, in new lists.
     table = [[1, "x"], [2.5, None]]
     assert embed.lookup(table, [1, 0]) == [[2.5, None], [1, "x"]]
 
 
 def test_bool_is_an_int_as_in_python():
-    # bool is an int subclass: the specification's table[True] is table[1].
+    # bool is an int subclass: the exercise's table[True] is table[1].
     assert embed.lookup(TABLE, [True]) == [TABLE[1]]
     assert embed.make_table(2, 2, True) == embed.make_table(2, 2, 1)
 

@@ -1,6 +1,6 @@
 """Every function of the module against the pure-Python reference (reference.py).
 
-Reals are compared with the specification's rule abs(a - b) <= atol + rtol * abs(b);
+Reals are compared with the exercise's rule abs(a - b) <= atol + rtol * abs(b);
 shapes, counts and neighbour lists must be exactly equal. Tables come from
 random.Random seeds (realistic values) and from hypothesis (small, exactly
 representable values, where ties are real ties in any summation order).
@@ -200,7 +200,7 @@ def test_logits_at_the_specifications_size_for_many_hidden_vectors():
 
 
 def test_logits_of_ints_are_floats_of_the_same_value():
-    # The specification's lists may hold ints; the module computes in double.
+    # The exercise's lists may hold ints; the module computes in double.
     assert embed.logits([[1, 2], [3, 4]], [1, True]) == [3.0, 7.0]
 
 

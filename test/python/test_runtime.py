@@ -103,7 +103,7 @@ BLOCK_NUMPY = (
 
 @pytest.mark.needs_numpy_blocked_run
 def test_the_suite_passes_where_numpy_cannot_be_imported():
-    """The specification's environment has no numpy: run the other tests in a
+    """The exercise's environment has no numpy: run the other tests in a
     process where `import numpy` fails; the numpy tests must skip, the rest pass."""
     runner = BLOCK_NUMPY + "import pytest\nsys.exit(pytest.main(sys.argv[1:]))\n"
     result = subprocess.run(
