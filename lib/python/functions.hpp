@@ -3,7 +3,8 @@
 // arguments (convert.hpp), calls the library and converts the result
 // (results.hpp). Their docstrings, in module.cpp, give the shapes and errors.
 // The counts are Python ints of any size, as the exercise's pure-Python
-// counts are (SPECIFICATION.md, Python form): the library's 64-bit Index would overflow where Python does not.
+// counts are (SPECIFICATION.md, Python form): the library's 64-bit Index
+// would overflow where Python does not.
 #include <pybind11/pybind11.h>
 
 #include <embed/types.hpp>

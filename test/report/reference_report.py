@@ -193,8 +193,8 @@ def measure(table, probe, k, pick, stretch_factor, growth):
 
 
 def report(vocab, dim, seed, probe, k, pick, stretch_factor, growth, plant=None, source=None):
-    """The JSON values in SPECIFICATION.md's order (Report keys) and the figure's scores; a planted table is a loaded one:
-    seed null and its source after it."""
+    """The JSON values in SPECIFICATION.md's order (Report keys) and the figure's scores; a planted table is a
+    loaded one: seed null and its source after it."""
     table = make_table(vocab, dim, seed)
     if plant:
         PLANTS[plant](table, probe)
