@@ -1,7 +1,7 @@
 // Google Benchmark suite for the library, plus the machine's bandwidth probe
-// and a peak-memory mode. Shapes: the contract's 512 x 64, GPT-2's 50257 x 768
+// and a peak-memory mode. Shapes: the exercise's 512 x 64, GPT-2's 50257 x 768
 // and a 1 GiB table, 131072 x 1024, all double precision; and float32 and
-// bfloat16 tables (issue 11) on GPT-2's shape and Llama 3's 128256 x 4096
+// bfloat16 tables (SPECIFICATION.md, Narrow tables) on GPT-2's shape and Llama 3's 128256 x 4096
 // (and on 512 x 64, for the smoke test).
 //
 //   embed_bench [google benchmark flags]       run the suite (names: op/VxD for double,
@@ -299,8 +299,9 @@ void register_shape(const Shape& s) {
     });
 }
 
-/// The vocabulary scan with 64 reference ids (issue 55). The table's values are uniform noise, whose top
-/// covariance eigenvalues nearly coincide, so the iteration runs to its limit: the worst case.
+/// The vocabulary scan with 64 reference ids (SPECIFICATION.md, Vocabulary scan). The table's values are
+/// uniform noise, whose top covariance eigenvalues nearly coincide, so the iteration runs to its limit: the
+/// worst case.
 template <class TableOf>
 auto scan_vocabulary_body(const Shape& s, TableOf table_of) {
     return [s, table_of](benchmark::State& state) {
@@ -312,7 +313,7 @@ auto scan_vocabulary_body(const Shape& s, TableOf table_of) {
     };
 }
 
-/// float32 or bfloat16 tables (issue 11): the passes and the gather, named type/op/VxD.
+/// float32 or bfloat16 tables: the passes and the gather, named type/op/VxD.
 template <embed::NarrowScalar Scalar>
 void register_narrow(const Shape& s) {
     const std::string type = type_tag<Scalar>();

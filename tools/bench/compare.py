@@ -6,7 +6,7 @@ in-process on the same shapes and operations, the Python module embed (from
 the build's python directory, with lists and with numpy arrays), the
 memory-bandwidth probe (in the benchmark binary) and a peak-memory check
 (/usr/bin/time -v), then prints Markdown tables of medians and a list of the
-issues' goals, each met or not, with the numbers that decide it. A full run
+goals (SPECIFICATION.md, Benchmark goals), each met or not, with the numbers that decide it. A full run
 then writes its figures to tools/bench/results/<cpu kind>.json (results.py),
 from which results_table.py makes the docs' tables.
 
@@ -116,7 +116,7 @@ def measure_double_tables(args, np, torch, module, available, shapes, rounds, sa
 
 
 def measure_narrow_tables(args, np, torch, available, shapes, rounds, samples):
-    """The float32 and bfloat16 tables' rounds (issue 11); returns the probe's rates per shape."""
+    """The float32 and bfloat16 tables' rounds; returns the probe's rates per shape."""
     probe_samples = {}
     for shape in shapes:
         narrow = peers.narrow_peers(np, torch, *shape)

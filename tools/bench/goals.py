@@ -1,7 +1,7 @@
-"""The issues' goals, each met or not with the numbers that decide it: issues 4 and 12 (double tables against
-numpy and PyTorch, and against the bandwidth probe), issue 9 (the Python module) and issue 11 (float32 and
-bfloat16 tables). Each function returns Goal records; print_goals prints them as checkbox lines, which
-results.py reads back."""
+"""The goals of SPECIFICATION.md, Benchmark goals, each met or not with the numbers that decide it: double
+tables against numpy and PyTorch and against the bandwidth probe, the Python module, and float32 and bfloat16
+tables (the vocabulary scan's among them). Each function returns Goal records; print_goals prints them as
+checkbox lines, which results.py reads back."""
 
 from typing import List, NamedTuple, Optional
 
@@ -35,7 +35,7 @@ def print_goals(title, goals):
 
 
 def double_goals(rows, samples, peak):
-    """Issues 4 and 12 on double tables: each shape's streaming operations at >= 90 % of the read probe (not
+    """Double tables: each shape's streaming operations at >= 90 % of the read probe (not
     512 x 64, which the caches serve) and no slower than the faster of numpy and PyTorch (cosine <= 0.5x);
     batched logits against numpy's dgemm; lookup and lookup_into against PyTorch; make_table against numpy
     (<= 0.35x) and pure Python (>= 50x); lookup_via_one_hot against numpy; peak memory within the table + 5 %."""
@@ -89,7 +89,7 @@ def double_goals(rows, samples, peak):
 
 
 def module_goals(rows, samples, shapes):
-    """Issue 9: the module with lists against pure Python (5x for the scores, 2x make_table, 1x lookup), and
+    """The Python module: with lists against pure Python (5x for the scores, 2x make_table, 1x lookup), and
     with numpy arrays against the C++ call (<= 1.3x on 512 x 64, <= 1.05x on GPT-2's shape) and numpy's own."""
     goals = []
 
@@ -118,10 +118,11 @@ def module_goals(rows, samples, shapes):
 
 
 def narrow_goals(rows, samples, peak):
-    """Issue 11: float32 logits and nearest_by_dot at >= 90 % of the probe over the float32 bytes and no slower
-    than the faster of numpy and torch.mv; bfloat16 logits at >= 85 % and <= 0.5x torch.mv on bfloat16; the
-    float32 batch no slower than the double batch on the widened table and <= 1.5x numpy's sgemm; float32 and
-    bfloat16 lookup no slower than F.embedding and torch.index_select; peak memory within the table + 5 %."""
+    """float32 and bfloat16 tables: float32 logits and nearest_by_dot at >= 90 % of the probe over the float32
+    bytes and no slower than the faster of numpy and torch.mv; bfloat16 logits at >= 85 % and <= 0.5x torch.mv
+    on bfloat16; the float32 batch no slower than the double batch on the widened table and <= 1.5x numpy's
+    sgemm; float32 and bfloat16 lookup no slower than F.embedding and torch.index_select; peak memory within the
+    table + 5 %."""
     goals = []
 
     def unmeasured(text):

@@ -1,6 +1,6 @@
-"""The peers embed is measured against, on the same shapes and operations: the original specification's pure
-Python, numpy, PyTorch, and the Python module embed with lists and with numpy arrays. Each *_ops function
-returns {operation name: a call of no arguments}."""
+"""The peers embed is measured against, on the same shapes and operations: the exercise's pure Python
+(SPECIFICATION.md), numpy, PyTorch, and the Python module embed with lists and with numpy arrays. Each *_ops
+function returns {operation name: a call of no arguments}."""
 
 import math
 import os
@@ -11,7 +11,7 @@ from workload import BATCH, LOOKUP_IDS, ONE_HOT_IDS, PROBE, SCAN_REFERENCES, SEE
 
 
 def pure_python_ops(vocab, dim):
-    """The original specification's way: lists of lists and CPython's random."""
+    """The exercise's way: lists of lists and CPython's random."""
     rng = random.Random(SEED)
     table = [[rng.random() - 0.5 for _ in range(dim)] for _ in range(vocab)]
     pick = random.Random(42)
@@ -87,7 +87,8 @@ def pure_python_ops(vocab, dim):
 
 
 def numpy_top_k(np, scores, k, exclude):
-    """The contract's order with numpy: highest first, ties by smaller id, NaN last; exclude one id."""
+    """The library's order (SPECIFICATION.md, Ranking) with numpy: highest first, ties by smaller id, NaN last;
+    exclude one id."""
     s = np.where(np.isnan(scores), -np.inf, scores)
     s[exclude] = -np.inf
     part = np.argpartition(-s, k - 1)[:k]
@@ -221,7 +222,7 @@ def narrow_peers(np, torch, vocab, dim):
 
 
 def module_list_ops(module, vocab, dim):
-    """The Python module embed called as the specification is: lists in, lists out, conversion included."""
+    """The Python module embed called as the exercise's module is: lists in, lists out, conversion included."""
     table = module.make_table(vocab, dim, SEED)
     pick = random.Random(42)
     ids = [pick.randrange(vocab) for _ in range(LOOKUP_IDS)]

@@ -1,5 +1,5 @@
 """The printed run, in order: the probe, the double tables' table, the Python module's table and goals, the
-float32 / bfloat16 table, then the goals of issues 4 and 12 and of issue 11, and the count of goals met.
+float32 / bfloat16 table, then the goals of double and of float32 / bfloat16 tables, and the count of goals met.
 results.py reads this output back into the data file."""
 
 import statistics

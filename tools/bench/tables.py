@@ -62,9 +62,9 @@ def print_double_table(medians, samples, shapes, cpu):
 
 
 def print_module_table(rows, shapes):
-    """The Python module's rows (issue 9): with lists and with numpy arrays, beside the C++ call and the peers."""
+    """The Python module's rows: with lists and with numpy arrays, beside the C++ call and the peers."""
     print()
-    print("Python module embed: lists in and out (the specification's calls, conversion included) and numpy arrays "
+    print("Python module embed: lists in and out (the exercise's calls, conversion included) and numpy arrays "
           "in and out (a float64 table read in place):")
     print()
     print("| operation | shape | embed (C++) | module, numpy | numpy | module, lists | pure Python "
@@ -87,9 +87,9 @@ def print_module_table(rows, shapes):
 
 
 def print_narrow_table(medians, samples, shapes, cpu):
-    """The float32 / bfloat16 table (issue 11); returns its rows, (type, op, shape) -> (embed, {family: time})."""
+    """The float32 / bfloat16 table; returns its rows, (type, op, shape) -> (embed, {family: time})."""
     print()
-    print("float32 and bfloat16 tables (issue 11): embed's scores summed in double; the peers on the same float32 "
+    print("float32 and bfloat16 tables: embed's scores summed in double; the peers on the same float32 "
           "table and its bfloat16 copy (torch's .to(torch.bfloat16)), hidden vectors in the table's type. GB/s and "
           "% of probe are over the bytes as stored (4 per float32 value, 2 per bfloat16, 8 widened):")
     print()
@@ -118,6 +118,6 @@ def print_narrow_table(medians, samples, shapes, cpu):
           "gather into one result reused across calls (np.take(..., out=), torch.index_select(..., out=)): the copy "
           "alone, without the first writes to fresh memory that a new result of 32 MiB or more costs on every call "
           "(glibc maps those afresh) and a smaller one may or may not, as the process's heap happens to stand. "
-          "scan_vocabulary (issue 55) is the tied table's scan with 64 reference ids; numpy's is the obvious code in "
+          "scan_vocabulary is the tied table's scan with 64 reference ids; numpy's is the obvious code in "
           "float64, np.linalg.eigh(np.cov(U.T)) with vectorised norms and cosines.")
     return rows

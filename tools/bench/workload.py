@@ -9,9 +9,9 @@ BATCH = 64
 SHAPES = [(512, 64), (50257, 768), (131072, 1024)]
 SMALL = (512, 64)
 ROUNDS = 3
-# The shapes the Python module is measured on (issue 9).
+# The shapes the Python module is measured on.
 MODULE_SHAPES = [SMALL, (50257, 768)]
-# float32 and bfloat16 tables (issue 11): GPT-2's shape and Llama 3's vocabulary.
+# float32 and bfloat16 tables: GPT-2's shape and Llama 3's vocabulary.
 NARROW_SHAPES = [(50257, 768), (128256, 4096)]
 NARROW_TYPES = {"f32": 4, "bf16": 2, "widened_f32": 8}  # bytes per stored value
 NARROW_LABEL = {"f32": "float32", "bf16": "bfloat16", "widened_f32": "float32 widened to double"}
@@ -28,9 +28,9 @@ NARROW_ROWS = [
     ("bf16", "logits_batched", ()),
     ("bf16", "lookup", ("torch", "torch index_select")),
     ("bf16", "lookup_into", ("torch",)),
-    ("f32", "scan_vocabulary", ("numpy",)),  # issue 55: the vocabulary scan against the obvious numpy code
+    ("f32", "scan_vocabulary", ("numpy",)),  # the vocabulary scan against the obvious numpy code
 ]
-# The vocabulary scan's time goal on each narrow shape, in seconds (issue 55); it must also take <= 0.5x numpy.
+# The vocabulary scan's time goal on each narrow shape, in seconds; it must also take <= 0.5x numpy.
 SCAN_SECONDS = {(50257, 768): 1.0, (128256, 4096): 15.0}
 # The reference ids the scan and its numpy peer both take: 64 ids spread over the vocabulary.
 SCAN_REFERENCES = 64
