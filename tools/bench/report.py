@@ -57,7 +57,7 @@ def print_report(run, cpu, with_goals):
         print_module_table(rows, run.shapes)
         print()
         module_verdicts = goals.module_goals(rows, run.samples, run.shapes)
-        goals.print_goals("Goals of issue 9 (the Python module):", module_verdicts)
+        goals.print_goals("Goals for the Python module:", module_verdicts)
         print(f"{sum(g.met for g in module_verdicts)} of {len(module_verdicts)} goals of the Python module met.")
     print()
     print_probe("The float32 / bfloat16 rounds' probe:", run.narrow_probe_samples,
@@ -67,10 +67,10 @@ def print_report(run, cpu, with_goals):
         return module_verdicts
     print()
     verdicts = goals.double_goals(rows, run.samples, run.peak)
-    goals.print_goals(f"Goals of issues 4 and 12, on {cpu}:", verdicts)
+    goals.print_goals(f"Goals for double tables, on {cpu}:", verdicts)
     print()
     narrow_verdicts = goals.narrow_goals(narrow_rows, run.samples, run.narrow_peak)
-    goals.print_goals(f"Goals of issue 11 (float32 and bfloat16 tables), on {cpu}:", narrow_verdicts)
+    goals.print_goals(f"Goals for float32 and bfloat16 tables, on {cpu}:", narrow_verdicts)
     return module_verdicts + verdicts + narrow_verdicts
 
 

@@ -8,13 +8,15 @@ import os
 import re
 
 RESULTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
-FORMAT = 1
+FORMAT = 2
 
 # The columns of the printed tables (tables.py), by the header's first cells.
 DOUBLE_HEADER = "| CPU | operation | shape |"
 NARROW_HEADER = "| CPU | table | operation |"
 MODULE_HEADER = "| operation | shape | embed (C++) |"
-GOAL_SECTIONS = (("Goals of issues 4 and 12", "4 and 12"), ("Goals of issue 9", "9"), ("Goals of issue 11", "11"))
+# The goal lists report.py prints, by their headings' beginnings, and the group each goal record names.
+GOAL_SECTIONS = (("Goals for double tables", "double"), ("Goals for the Python module", "module"),
+                 ("Goals for float32 and bfloat16 tables", "narrow"))
 TIME_UNITS = {"µs": "e-6", "ms": "e-3", "s": ""}
 
 
@@ -127,7 +129,7 @@ def module_row(row):
                        "module lists / python": parse_ratio(row[9])}}
 
 
-def parse_goal(line, issue):
+def parse_goal(line, group):
     """"- [x] text; round by round 0.62x, 0.71x" as the record's goal."""
     match = re.fullmatch(r"- \[([x ])\] (.*?)(?:; round by round (.*))?", line)
     if not match:
@@ -138,7 +140,7 @@ def parse_goal(line, issue):
         shown = [value.strip() for value in rounds.split(",")]
         unit = "%" if shown[0].endswith("%") else "x"
         values = [float(value.rstrip("x%").strip()) for value in shown]
-    return {"issue": issue, "met": mark == "x", "text": text, "rounds": values, "rounds_unit": unit}
+    return {"group": group, "met": mark == "x", "text": text, "rounds": values, "rounds_unit": unit}
 
 
 def parse_log(text, commit=None, date=None):
@@ -149,21 +151,21 @@ def parse_log(text, commit=None, date=None):
               "goals_met": None, "goals_total": None}
     lines = text.splitlines()
     probe_part = None  # "double" or "narrow" while the lines are a probe's
-    goal_issue = None  # the issue whose goals the lines are
+    goal_group = None  # the group whose goals the lines are
     for number, line in enumerate(lines, 1):
         if not line.startswith("- "):
-            probe_part = goal_issue = None
+            probe_part = goal_group = None
         try:
-            read_line(record, lines, number - 1, probe_part, goal_issue)
+            read_line(record, lines, number - 1, probe_part, goal_group)
         except LogError as error:
             raise LogError(f"line {number}: {error}") from None
         if line.startswith("Memory-bandwidth probe"):
             probe_part = "double"
         elif line.startswith("The float32 / bfloat16 rounds' probe"):
             probe_part = "narrow"
-        for title, issue in GOAL_SECTIONS:
+        for title, group in GOAL_SECTIONS:
             if line.startswith(title):
-                goal_issue = issue
+                goal_group = group
     if commit:
         record["run"]["commit"] = commit
     if date:
@@ -172,8 +174,8 @@ def parse_log(text, commit=None, date=None):
     return record
 
 
-def read_line(record, lines, index, probe_part, goal_issue):
-    """Adds what lines[index] says to record: probe_part and goal_issue name the list the line is in, if any."""
+def read_line(record, lines, index, probe_part, goal_group):
+    """Adds what lines[index] says to record: probe_part and goal_group name the list the line is in, if any."""
     line = lines[index]
     if line.startswith("Commit: "):
         record["run"]["commit"], _, record["run"]["date"] = line[len("Commit: "):].partition(", ")
@@ -187,8 +189,8 @@ def read_line(record, lines, index, probe_part, goal_issue):
     elif probe_part:
         shape, figures = parse_probe_line(line)
         record["probe"][probe_part][shape] = figures
-    elif goal_issue:
-        record["goals"].append(parse_goal(line, goal_issue))
+    elif goal_group:
+        record["goals"].append(parse_goal(line, goal_group))
     elif line.startswith("logits by thread count"):
         record["threads"] = line.partition(": ")[2]
     elif line.startswith("|") and not line.startswith(("|---", "| CPU |", "| operation |")):
