@@ -24,6 +24,7 @@
 #include "kernels/multiversion.hpp"
 #include "kernels/narrow_kernels.hpp"
 #include "kernels/row_kernels.hpp"
+#include "percentile.hpp"
 #include "stored_tables.hpp"
 #include "threads/float_mode.hpp"
 #include "threads/parallel.hpp"
@@ -387,27 +388,6 @@ Vector output_distances(BasicTableView<Scalar> output, const RowStatistics& stat
     return distance;
 }
 
-// numpy.nanpercentile's default (linear) rule: NaN values are left out; virtual index (n - 1) * q / 100,
-// then numpy's two-sided interpolation between its neighbours. NaN when every value is NaN.
-double percentile_of(const Vector& values, double percentile) {
-    std::vector<double> sorted;
-    sorted.reserve(static_cast<std::size_t>(values.size()));
-    for (const double x : values) {
-        if (!std::isnan(x)) sorted.push_back(x);
-    }
-    if (sorted.empty()) return std::numeric_limits<double>::quiet_NaN();
-    std::sort(sorted.begin(), sorted.end());
-    const auto n = static_cast<double>(sorted.size());
-    const double virtual_index = (n - 1.0) * (percentile / 100.0);
-    const double below = std::floor(virtual_index);
-    if (virtual_index >= n - 1.0) return sorted.back();
-    const double a = sorted[static_cast<std::size_t>(below)];
-    const double b = sorted[static_cast<std::size_t>(below) + 1];
-    const double t = virtual_index - below;
-    const double difference = b - a;
-    return t >= 0.5 ? b - difference * (1.0 - t) : a + difference * t;
-}
-
 // Ids whose indicator is <= threshold, by (indicator, id); NaN is never <= anything.
 std::vector<Index> candidates_of(const Vector& indicator, double threshold) {
     std::vector<Index> ids;
@@ -468,7 +448,7 @@ VocabularyScan scan(BasicTableView<Scalar> input, BasicTableView<Scalar> output,
         result.main_indicator = "input_norm";
     }
     const Vector& indicator = result.output_distance ? *result.output_distance : result.input_norm;
-    result.threshold = percentile_of(indicator, options.percentile);
+    result.threshold = detail::nan_percentile(indicator, options.percentile);
     result.candidates = candidates_of(indicator, result.threshold);
     return result;
 }

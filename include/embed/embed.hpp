@@ -1,6 +1,7 @@
 #pragma once
 // The whole library: token ids to vectors and back to scores over the vocabulary.
 
+#include "embed/compare.hpp"
 #include "embed/counting.hpp"
 #include "embed/element_type.hpp"
 #include "embed/io.hpp"

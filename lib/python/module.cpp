@@ -14,6 +14,7 @@
 
 #include <embed/embed.hpp>
 
+#include "compare.hpp"
 #include "files.hpp"
 #include "functions.hpp"
 #include "scan.hpp"
@@ -228,6 +229,7 @@ table is copied once into the object, which both directions then read.)doc")
         .def("output_weights", &TiedEmbedding::weights,
              "output_weights() -> (V, d): the same table as input_weights().");
 
+    register_compare(m);  // compare_tables (compare.cpp)
     register_files(m);  // load_table, list_tensors, check_tying, save_table, FileFormatError (files.cpp)
     register_scan(m);  // scan_vocabulary (scan.cpp)
     register_vocabulary(m);  // load_vocabulary, Vocabulary (vocabulary.cpp)

@@ -313,6 +313,20 @@ auto scan_vocabulary_body(const Shape& s, TableOf table_of) {
     };
 }
 
+/// Two tables side by side: the table against itself, aligned, with 1000 probes and hidden vectors and k = 10.
+/// The same values on both sides change no operation count (every measure is computed in full), and keep the
+/// memory at one table, so Llama 3's shape fits beside its numpy peer.
+template <class TableOf>
+auto compare_tables_body(const Shape& s, TableOf table_of) {
+    return [s, table_of](benchmark::State& state) {
+        const auto& t = table_of(s);
+        embed::CompareOptions options;
+        options.align = embed::Alignment::orthogonal;
+        for (auto _ : state) benchmark::DoNotOptimize(embed::compare_tables(t, t, options));
+        state.SetBytesProcessed(bytes_done(state, stored_bytes(t)));
+    };
+}
+
 /// float32 or bfloat16 tables: the passes and the gather, named type/op/VxD.
 template <embed::NarrowScalar Scalar>
 void register_narrow(const Shape& s) {
@@ -324,6 +338,7 @@ void register_narrow(const Shape& s) {
     add_timed(bench_name(type + "/lookup_into", s), s, lookup_into_body(s, narrow_table_for<Scalar>));
     if constexpr (std::same_as<Scalar, float>) {
         add_timed(bench_name(type + "/scan_vocabulary", s), s, scan_vocabulary_body(s, narrow_table_for<Scalar>));
+        add_timed(bench_name(type + "/compare_tables", s), s, compare_tables_body(s, narrow_table_for<Scalar>));
     }
 }
 

@@ -7,7 +7,7 @@ from typing import List, NamedTuple, Optional
 
 from measuring import percent_of_probe, percents_of_probe, round_ratios
 from tables import fmt_time
-from workload import NARROW_SHAPES, NARROW_TYPES, SCAN_SECONDS, SHAPES, SMALL, shape_name
+from workload import COMPARE_SECONDS, NARROW_SHAPES, NARROW_TYPES, SCAN_SECONDS, SHAPES, SMALL, shape_name
 
 
 class Goal(NamedTuple):
@@ -190,6 +190,19 @@ def narrow_goals(rows, samples, peak):
                 goals.append(Goal(f"{n} f32 scan_vocabulary = {scan / numpy_scan:.2f}x numpy's eigh(cov) "
                                   f"{fmt_time(numpy_scan)} (goal <= 0.5x)", scan <= 0.5 * numpy_scan,
                                   round_ratios(samples, scan_key, "embed", scan_key, "numpy")))
+        compare_key = ("f32", "compare_tables", shape)
+        if compare_key in rows:
+            compared, numpy_compared = rows[compare_key][0], rows[compare_key][1].get("numpy")
+            if shape in COMPARE_SECONDS:
+                limit = COMPARE_SECONDS[shape]
+                goals.append(Goal(f"{n} f32 compare_tables {fmt_time(compared)} (goal <= {limit:g} s)",
+                                  compared <= limit))
+            if numpy_compared is None:
+                unmeasured(f"{n} f32 compare_tables against numpy")
+            else:
+                goals.append(Goal(f"{n} f32 compare_tables = {compared / numpy_compared:.2f}x numpy's "
+                                  f"{fmt_time(numpy_compared)} (goal <= 0.5x)", compared <= 0.5 * numpy_compared,
+                                  round_ratios(samples, compare_key, "embed", compare_key, "numpy")))
     # The program alone holds a few MiB, a visible share of the smallest bfloat16 table: the goal is the table
     # and the call, so that is taken off; the whole process's peak is printed beside it.
     for (dtype, shape), (table_bytes, rss, source, program) in peak.items():

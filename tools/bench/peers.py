@@ -7,7 +7,8 @@ import os
 import random
 import sys
 
-from workload import BATCH, LOOKUP_IDS, ONE_HOT_IDS, PROBE, SCAN_REFERENCES, SEED, SMALL
+from workload import (BATCH, COMPARE_K, COMPARE_PROBES, LOOKUP_IDS, ONE_HOT_IDS, PROBE, SCAN_REFERENCES, SEED,
+                      SMALL)
 
 
 def pure_python_ops(vocab, dim):
@@ -113,6 +114,59 @@ def numpy_scan(np, table, references, percentile=2.0):
     return norms, picked[np.lexsort((picked, distance[picked]))]
 
 
+def numpy_top_k_rows(np, scores, k):
+    """The k best of each row of scores (n, V), best first, ties by the smaller index (argpartition, then the
+    candidates at the cut sorted)."""
+    part = np.argpartition(-scores, k - 1, axis=1)[:, :k]
+    rows = np.arange(len(scores))[:, None]
+    order = np.lexsort((part, -scores[rows, part]), axis=1)
+    return np.take_along_axis(part, order, axis=1)
+
+
+def numpy_compare(np, a, b, probes=COMPARE_PROBES, k=COMPARE_K, seed=0, chunk=100):
+    """compare_tables(a, b, align="orthogonal") as the obvious float64 numpy code: the SVD of A^T B, the rotated
+    rows, normalised copies and their matmul with the probes (argpartition for the top k), the hidden vectors'
+    logits on both tables with a log-sum-exp KL, the percentiles; probes and hidden vectors in chunks so the
+    (chunk, V) score blocks stay small."""
+    A = a.astype(np.float64)
+    B = A if b is a else b.astype(np.float64)
+    u, _, vt = np.linalg.svd(A.T @ B)
+    R = u @ vt
+    AR = A @ R
+    norm_a, norm_b, norm_ar = (np.linalg.norm(x, axis=1) for x in (A, B, AR))
+    cosine = np.einsum("ij,ij->i", AR, B) / (norm_ar * norm_b)
+    relative = np.linalg.norm(AR - B, axis=1) / norm_a
+    del AR
+    ids = np.array(sorted(random.Random(seed).sample(range(len(A)), probes)))
+    unit_a, unit_b = A / norm_a[:, None], B / norm_b[:, None]
+    overlap = []
+    for start in range(0, probes, chunk):
+        p = ids[start:start + chunk]
+        tops = []
+        for unit in (unit_a, unit_b):
+            s = unit[p] @ unit.T
+            s[np.arange(len(p)), p] = -np.inf
+            tops.append(numpy_top_k_rows(np, s, k))
+        overlap += [len(np.intersect1d(x, y)) / k for x, y in zip(*tops)]
+    del unit_a, unit_b
+    hidden = np.random.default_rng(seed).standard_normal((probes, A.shape[1]))
+    top1 = topk = kl = 0.0
+    largest = 0.0
+    for start in range(0, probes, chunk):
+        h = hidden[start:start + chunk]
+        za, zb = h @ A.T, (h @ R) @ B.T
+        ta, tb = numpy_top_k_rows(np, za, k), numpy_top_k_rows(np, zb, k)
+        top1 += float(np.sum(ta[:, 0] == tb[:, 0]))
+        topk += sum(len(np.intersect1d(x, y)) / k for x, y in zip(ta, tb))
+        la = za - (za.max(axis=1, keepdims=True) + np.log(np.exp(za - za.max(axis=1, keepdims=True)).sum(1, keepdims=True)))
+        lb = zb - (zb.max(axis=1, keepdims=True) + np.log(np.exp(zb - zb.max(axis=1, keepdims=True)).sum(1, keepdims=True)))
+        kl += float((np.exp(la) * (la - lb)).sum())
+        largest = max(largest, float(np.abs(za - zb).max()))
+    levels = [1, 5, 50, 95, 99]
+    percentiles = [np.nanpercentile(x, levels) for x in (cosine, norm_a, norm_b, relative)]
+    return overlap, top1 / probes, topk / probes, kl / probes, largest, percentiles
+
+
 def numpy_ops(np, table, vocab, dim):
     """numpy on table (float64 or float32); hidden vectors in the table's dtype, so nothing is widened."""
     pick = np.random.RandomState(42)
@@ -163,6 +217,7 @@ def numpy_ops(np, table, vocab, dim):
     if table.dtype == np.float32:
         references = np.arange(SCAN_REFERENCES) * (vocab // SCAN_REFERENCES)
         ops["scan_vocabulary"] = lambda: numpy_scan(np, table, references)
+        ops["compare_tables"] = lambda: numpy_compare(np, table, table)
     return ops
 
 

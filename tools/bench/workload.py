@@ -29,9 +29,15 @@ NARROW_ROWS = [
     ("bf16", "lookup", ("torch", "torch index_select")),
     ("bf16", "lookup_into", ("torch",)),
     ("f32", "scan_vocabulary", ("numpy",)),  # the vocabulary scan against the obvious numpy code
+    ("f32", "compare_tables", ("numpy",)),  # two tables side by side against the obvious float64 numpy code
 ]
 # The vocabulary scan's time goal on each narrow shape, in seconds; it must also take <= 0.5x numpy.
 SCAN_SECONDS = {(50257, 768): 1.0, (128256, 4096): 15.0}
+# compare_tables' time goal (1000 probes, k = 10, aligned) where the goal gives one, in seconds; on every narrow
+# shape it must also take <= 0.5x numpy.
+COMPARE_SECONDS = {(50257, 768): 3.0}
+COMPARE_PROBES = 1000
+COMPARE_K = 10
 # The reference ids the scan and its numpy peer both take: 64 ids spread over the vocabulary.
 SCAN_REFERENCES = 64
 # The double tables' operations, in the order the table prints them.
@@ -53,6 +59,6 @@ def bytes_and_probe(op, vocab, dim, value_bytes=8):
         return 2 * LOOKUP_IDS * dim * value_bytes, "copy"  # rows read + rows written
     if op == "make_table":
         return vocab * dim * value_bytes, "copy"
-    if op in ("lookup_via_one_hot", "scan_vocabulary"):  # bound by arithmetic, not by memory
+    if op in ("lookup_via_one_hot", "scan_vocabulary", "compare_tables"):  # bound by arithmetic, not by memory
         return None, None
     return vocab * dim * value_bytes, "read"  # one pass over the table

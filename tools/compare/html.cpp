@@ -1,0 +1,145 @@
+// embed_compare.html: the numbers, a sortable table of the rows that moved most (by text), a histogram of the
+// per-row cosine and a scatter of norm a against norm b, through the shared page writer.
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "compare_run.hpp"
+#include "numbers.hpp"
+#include "page.hpp"
+
+namespace embed::compare_tool {
+namespace {
+
+constexpr int kBins = 40;
+constexpr double kWidth = 560.0;
+constexpr double kHeight = 260.0;
+constexpr double kMargin = 40.0;
+// The scatter draws every row up to this many, else every n-th row (a fixed stride): the page stays small.
+constexpr Index kMostPoints = 4000;
+
+std::string svg_open() {
+    std::ostringstream svg;
+    svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << kHeight
+        << "\" viewBox=\"0 0 " << kWidth << " " << kHeight << "\">";
+    return svg.str();
+}
+
+std::string axis_label(double x, double y, const std::string& text, const char* anchor = "middle") {
+    std::ostringstream out;
+    out << "<text x=\"" << x << "\" y=\"" << y << "\" font-size=\"11\" text-anchor=\"" << anchor << "\">"
+        << pages::escape_text(text) << "</text>";
+    return out.str();
+}
+
+// Finite values' range [low, high]; {0, 1} when there are none, widened when all are equal.
+std::pair<double, double> range_of(const Vector& values) {
+    double low = INFINITY;
+    double high = -INFINITY;
+    for (const double x : values) {
+        if (!std::isfinite(x)) continue;
+        low = std::min(low, x);
+        high = std::max(high, x);
+    }
+    if (low > high) return {0.0, 1.0};
+    if (low == high) return {low - 0.5, high + 0.5};
+    return {low, high};
+}
+
+std::string cosine_histogram(const Vector& cosine) {
+    const auto [low, high] = range_of(cosine);
+    std::vector<Index> counts(kBins, 0);
+    for (const double x : cosine) {
+        if (!std::isfinite(x)) continue;
+        const auto bin = std::clamp(static_cast<int>((x - low) / (high - low) * kBins), 0, kBins - 1);
+        ++counts[static_cast<std::size_t>(bin)];
+    }
+    const Index tallest = std::max<Index>(1, *std::max_element(counts.begin(), counts.end()));
+    const double plot_w = kWidth - 2 * kMargin;
+    const double plot_h = kHeight - 2 * kMargin;
+    std::ostringstream svg;
+    svg << svg_open();
+    for (int i = 0; i < kBins; ++i) {
+        const double h = plot_h * static_cast<double>(counts[static_cast<std::size_t>(i)]) / static_cast<double>(tallest);
+        svg << "<rect x=\"" << kMargin + plot_w * i / kBins << "\" y=\"" << kMargin + plot_h - h << "\" width=\""
+            << plot_w / kBins * 0.9 << "\" height=\"" << h << "\" fill=\"#4a7ab5\"/>";
+    }
+    svg << axis_label(kMargin, kHeight - 12, number(low), "start")
+        << axis_label(kWidth - kMargin, kHeight - 12, number(high), "end")
+        << axis_label(kWidth / 2, kHeight - 12, "row cosine") << axis_label(kMargin, kMargin - 8, std::to_string(tallest) + " rows", "start")
+        << "</svg>";
+    return svg.str();
+}
+
+std::string norm_scatter(const Vector& norm_a, const Vector& norm_b) {
+    const auto [low_a, high_a] = range_of(norm_a);
+    const auto [low_b, high_b] = range_of(norm_b);
+    const double plot_w = kWidth - 2 * kMargin;
+    const double plot_h = kHeight - 2 * kMargin;
+    const Index stride = std::max<Index>(1, (norm_a.size() + kMostPoints - 1) / kMostPoints);
+    std::ostringstream svg;
+    svg << svg_open();
+    for (Index p = 0; p < norm_a.size(); p += stride) {
+        if (!std::isfinite(norm_a[p]) || !std::isfinite(norm_b[p])) continue;
+        const double x = kMargin + plot_w * (norm_a[p] - low_a) / (high_a - low_a);
+        const double y = kMargin + plot_h - plot_h * (norm_b[p] - low_b) / (high_b - low_b);
+        svg << "<circle cx=\"" << x << "\" cy=\"" << y << "\" r=\"1.5\" fill=\"#b5564a\" fill-opacity=\"0.5\"/>";
+    }
+    svg << axis_label(kWidth / 2, kHeight - 12, "norm a (" + number(low_a) + " to " + number(high_a) + ")")
+        << axis_label(kMargin, kMargin - 8, "norm b (" + number(low_b) + " to " + number(high_b) + ")", "start")
+        << "</svg>";
+    return svg.str();
+}
+
+pages::Numbers run_numbers(const CompareRun& run) {
+    const TableComparison& c = run.comparison;
+    const auto optional = [](const std::optional<double>& v) { return v ? number(*v) : std::string("-"); };
+    return {{"A", run.command.a + " (" + std::to_string(run.a_rows) + " x " + std::to_string(run.a_cols) + ")"},
+            {"B", run.command.b + " (" + std::to_string(run.b_rows) + " x " + std::to_string(run.b_cols) + ")"},
+            {"matched", std::to_string(c.matched)},
+            {"unmatched in A", std::to_string(c.unmatched_a)},
+            {"unmatched in B", std::to_string(c.unmatched_b)},
+            {"alignment", c.rotation ? "orthogonal" : "none"},
+            {"median row cosine", c.row_cosine_percentiles ? number(c.row_cosine_percentiles->values[2]) : "-"},
+            {"mean neighbour overlap", number(mean_of(c.neighbour_overlap))},
+            {"top-1 agreement", optional(c.top1_agreement)},
+            {"top-k overlap", optional(c.topk_overlap)},
+            {"mean KL divergence", optional(c.kl_divergence)},
+            {"largest logit difference", optional(c.max_abs_logit_diff)}};
+}
+
+}  // namespace
+
+std::string render_compare_html(const CompareRun& run) {
+    pages::Page page("embed_compare");
+    page.heading("Summary");
+    page.numbers("summary", run_numbers(run));
+    const TableComparison& c = run.comparison;
+    if (!run.moved.empty()) {
+        page.heading("The rows that moved most");
+        pages::SortableTable table;
+        table.id = "moved";
+        table.caption = "The " + std::to_string(run.moved.size()) + " pairs of lowest row cosine";
+        using Kind = pages::SortableTable::Kind;
+        table.columns = {{"a", Kind::number},          {"b", Kind::number},         {"text", Kind::text},
+                         {"row cosine", Kind::number}, {"relative change", Kind::number}};
+        for (const MovedRow& row : run.moved) {
+            table.rows.push_back({{std::to_string(row.a), static_cast<double>(row.a)},
+                                  {std::to_string(row.b), static_cast<double>(row.b)},
+                                  {row.text.value_or(""), 0.0},
+                                  {number(row.row_cosine), row.row_cosine},
+                                  {number(row.relative_change), row.relative_change}});
+        }
+        page.table(table);
+    }
+    if (c.row_cosine) {
+        page.heading("Row cosine");
+        page.figure(cosine_histogram(*c.row_cosine), "How many pairs have each cosine between A's row and B's");
+    }
+    page.heading("Norms");
+    page.figure(norm_scatter(c.norm_a, c.norm_b), "Each pair's norm in A against its norm in B");
+    return page.str();
+}
+
+}  // namespace embed::compare_tool

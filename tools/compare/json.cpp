@@ -1,0 +1,82 @@
+// embed_compare.json: the inputs, every measure of TableComparison but the per-pair arrays, which `moved`
+// (the rows of lowest row_cosine) replaces. NaN and infinities are null, JSON having no other spelling.
+
+#include <nlohmann/json.hpp>
+
+#include "compare_run.hpp"
+
+namespace embed::compare_tool {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json optional_number(const std::optional<double>& value) { return value ? Json(*value) : Json(nullptr); }
+
+Json percentiles_json(const std::optional<Percentiles>& percentiles) {
+    if (!percentiles) return nullptr;
+    Json out = Json::object();
+    for (std::size_t i = 0; i < Percentiles::levels.size(); ++i) {
+        out[std::to_string(static_cast<int>(Percentiles::levels[i]))] = percentiles->values[i];
+    }
+    return out;
+}
+
+Json rotation_json(const std::optional<Table>& rotation) {
+    if (!rotation) return nullptr;
+    Json rows = Json::array();
+    for (Index r = 0; r < rotation->rows(); ++r) {
+        Json row = Json::array();
+        for (Index c = 0; c < rotation->cols(); ++c) row.push_back((*rotation)(r, c));
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+const char* match_name(RowMatch match) { return match == RowMatch::text ? "text" : "id"; }
+const char* align_name(Alignment align) { return align == Alignment::orthogonal ? "orthogonal" : "none"; }
+
+}  // namespace
+
+std::string render_compare_json(const CompareRun& run) {
+    const TableComparison& c = run.comparison;
+    const CompareCommand& command = run.command;
+    Json j;
+    j["a"] = {{"file", command.a}, {"tensor", command.a_tensor}, {"shape", {run.a_rows, run.a_cols}}};
+    j["b"] = {{"file", command.b}, {"tensor", command.b_tensor}, {"shape", {run.b_rows, run.b_cols}}};
+    j["match"] = match_name(command.match);
+    j["align"] = align_name(command.align);
+    j["probes"] = command.probes;
+    j["k"] = command.k;
+    j["seed"] = command.seed;
+    j["matched"] = c.matched;
+    j["unmatched_a"] = c.unmatched_a;
+    j["unmatched_b"] = c.unmatched_b;
+    j["unmatched_a_examples"] = c.unmatched_a_examples;
+    j["unmatched_b_examples"] = c.unmatched_b_examples;
+    j["rotation"] = rotation_json(c.rotation);
+    j["probe_ids"] = c.probe_ids;
+    Json overlap = Json::array();
+    for (const double x : c.neighbour_overlap) overlap.push_back(x);
+    j["neighbour_overlap"] = std::move(overlap);
+    j["hidden_count"] = c.hidden_count;
+    j["top1_agreement"] = optional_number(c.top1_agreement);
+    j["topk_overlap"] = optional_number(c.topk_overlap);
+    j["kl_divergence"] = optional_number(c.kl_divergence);
+    j["max_abs_logit_diff"] = optional_number(c.max_abs_logit_diff);
+    j["percentiles"] = {{"row_cosine", percentiles_json(c.row_cosine_percentiles)},
+                        {"norm_a", percentiles_json(c.norm_a_percentiles)},
+                        {"norm_b", percentiles_json(c.norm_b_percentiles)},
+                        {"relative_change", percentiles_json(c.relative_change_percentiles)}};
+    Json moved = Json::array();
+    for (const MovedRow& row : run.moved) {
+        moved.push_back({{"a", row.a},
+                         {"b", row.b},
+                         {"text", row.text ? Json(*row.text) : Json(nullptr)},
+                         {"row_cosine", row.row_cosine},
+                         {"relative_change", row.relative_change}});
+    }
+    j["moved"] = std::move(moved);
+    return j.dump(2) + "\n";
+}
+
+}  // namespace embed::compare_tool

@@ -1,0 +1,80 @@
+// embed_compare.md: what was compared, the per-row measures' percentiles, the neighbourhoods, the output
+// layers, and the rows that moved most by text; each number as the JSON holds it, printed with %.6g.
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "compare_run.hpp"
+#include "numbers.hpp"
+
+namespace embed::compare_tool {
+namespace {
+
+// The Markdown lists this many moved rows; the JSON and the page hold kMovedRows.
+constexpr std::size_t kListed = 20;
+
+// A token's text as a JSON string (quotes, \n for a newline), with '|' escaped for a table cell.
+std::string cell_text(const std::optional<std::string>& text) {
+    if (!text) return "";
+    std::string cell;
+    for (const char c : nlohmann::json(*text).dump()) {
+        if (c == '|') cell += '\\';
+        cell += c;
+    }
+    return cell;
+}
+
+void percentile_row(std::ostringstream& md, const char* name, const std::optional<Percentiles>& p) {
+    md << "| " << name;
+    for (std::size_t i = 0; i < Percentiles::levels.size(); ++i) md << " | " << (p ? number(p->values[i]) : "-");
+    md << " |\n";
+}
+
+}  // namespace
+
+std::string render_compare_markdown(const CompareRun& run) {
+    const TableComparison& c = run.comparison;
+    const CompareCommand& command = run.command;
+    std::ostringstream md;
+    md << "# embed_compare\n\n## What was compared\n\n"
+       << "- A: `" << command.a << "`, " << run.a_rows << " x " << run.a_cols << "\n"
+       << "- B: `" << command.b << "`, " << run.b_rows << " x " << run.b_cols << "\n"
+       << "- rows paired by " << (command.match == RowMatch::text ? "text" : "id") << ": " << c.matched
+       << " pairs; unmatched: " << c.unmatched_a << " in A, " << c.unmatched_b << " in B\n"
+       << "- alignment: " << (c.rotation ? "orthogonal (A's rows rotated onto B's)" : "none") << "\n\n";
+    md << "## Per row\n\nPercentiles over the pairs (NaN left out):\n\n| measure | 1 | 5 | 50 | 95 | 99 |\n"
+       << "| --- | --- | --- | --- | --- | --- |\n";
+    percentile_row(md, "row_cosine", c.row_cosine_percentiles);
+    percentile_row(md, "norm_a", c.norm_a_percentiles);
+    percentile_row(md, "norm_b", c.norm_b_percentiles);
+    percentile_row(md, "relative_change", c.relative_change_percentiles);
+    md << "\n## Neighbourhoods\n\n"
+       << "Over " << c.probe_ids.size() << " probe rows, the share of each row's " << command.k
+       << " nearest rows by cosine in A that are also its nearest in B: mean " << number(mean_of(c.neighbour_overlap))
+       << ", lowest " << number(lowest_of(c.neighbour_overlap)) << ".\n\n";
+    md << "## As output layers\n\n";
+    if (c.top1_agreement) {
+        md << "Over " << c.hidden_count << " hidden vectors: top-1 agreement " << number(*c.top1_agreement)
+           << ", top-" << command.k << " overlap " << number(*c.topk_overlap) << ", mean KL divergence "
+           << number(*c.kl_divergence) << ", largest logit difference " << number(*c.max_abs_logit_diff) << ".\n\n";
+    } else {
+        md << "The tables differ in width, so they cannot score the same hidden vectors.\n\n";
+    }
+    md << "## The rows that moved most\n\n";
+    if (run.moved.empty()) {
+        md << "No row cosine without tables of one width.\n";
+        return md.str();
+    }
+    md << "| rank | a | b | text | row_cosine | relative_change |\n| --- | --- | --- | --- | --- | --- |\n";
+    for (std::size_t i = 0; i < std::min(kListed, run.moved.size()); ++i) {
+        const MovedRow& row = run.moved[i];
+        md << "| " << i + 1 << " | " << row.a << " | " << row.b << " | " << cell_text(row.text) << " | "
+           << number(row.row_cosine) << " | " << number(row.relative_change) << " |\n";
+    }
+    return md.str();
+}
+
+}  // namespace embed::compare_tool
