@@ -50,20 +50,24 @@ pages::Numbers numbers_of(const ScanRun& run) {
     return numbers;
 }
 
-// One row per id: id, text, then each indicator the scan has.
+// One row per id: id, text (with token names), then each indicator the scan has.
 pages::SortableTable rows_table(const ScanRun& run, std::string id, std::string caption, const std::vector<Index>& ids) {
     const VocabularyScan& s = run.scan;
     pages::SortableTable table{std::move(id), std::move(caption), {}, {}};
     using Kind = pages::SortableTable::Kind;
-    table.columns = {{"id", Kind::number}, {"token", Kind::text}, {"input_norm", Kind::number},
-                     {"output_norm", Kind::number}};
+    // Without token names there is no token column (the page would leave an empty one out, but not from a
+    // table without rows).
+    table.columns = {{"id", Kind::number}};
+    if (!run.tokens.empty()) table.columns.push_back({"token", Kind::text});
+    table.columns.push_back({"input_norm", Kind::number});
+    table.columns.push_back({"output_norm", Kind::number});
     if (s.output_distance) table.columns.push_back({"output_distance", Kind::number});
     if (s.input_output_cosine) table.columns.push_back({"input_output_cosine", Kind::number});
     for (const Index row : ids) {
-        std::vector<pages::Cell> cells = {{std::to_string(row), static_cast<double>(row)},
-                                          {text_of(run, row), 0.0},
-                                          pages::number_cell(s.input_norm[row]),
-                                          pages::number_cell(s.output_norm[row])};
+        std::vector<pages::Cell> cells = {{std::to_string(row), static_cast<double>(row)}};
+        if (!run.tokens.empty()) cells.push_back({text_of(run, row), 0.0});
+        cells.push_back(pages::number_cell(s.input_norm[row]));
+        cells.push_back(pages::number_cell(s.output_norm[row]));
         if (s.output_distance) cells.push_back(pages::number_cell((*s.output_distance)[row]));
         if (s.input_output_cosine) cells.push_back(pages::number_cell((*s.input_output_cosine)[row]));
         table.rows.push_back(std::move(cells));
