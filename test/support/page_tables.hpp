@@ -10,7 +10,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
-#include <regex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -66,41 +65,75 @@ inline std::string unescape_html(const std::string& text) {
     return out;
 }
 
-/// The cells (th and td) of one row's markup, in order.
+/// The attributes of a start tag's inside ("td class=\"number\" data-value=\"1\""), each name="value".
+inline std::map<std::string, std::string> html_attributes(const std::string& tag) {
+    std::map<std::string, std::string> attributes;
+    for (std::size_t at = tag.find('='); at != std::string::npos; at = tag.find('=', at + 1)) {
+        const std::size_t name_start = tag.rfind(' ', at) + 1;
+        if (at + 1 >= tag.size() || tag[at + 1] != '"') continue;
+        const std::size_t value_end = tag.find('"', at + 2);
+        attributes[tag.substr(name_start, at - name_start)] = unescape_html(tag.substr(at + 2, value_end - at - 2));
+        at = value_end;
+    }
+    return attributes;
+}
+
+/// Text with its tags dropped and its references read.
+inline std::string html_text(const std::string& markup) {
+    std::string text;
+    bool in_tag = false;
+    for (const char c : markup) {
+        if (c == '<') in_tag = true;
+        else if (c == '>') in_tag = false;
+        else if (!in_tag) text += c;
+    }
+    return unescape_html(text);
+}
+
+/// The cells (th and td) of one row's markup, in order (the page writer nests no table in a cell).
 inline std::vector<HtmlCell> html_cells(const std::string& row) {
-    static const std::regex cell_pattern(R"(<(td|th)((?:\s+[a-z-]+="[^"]*")*)\s*>([\s\S]*?)</\1>)");
-    static const std::regex attribute_pattern(R"(([a-z-]+)="([^"]*)\")");
-    static const std::regex tag_pattern("<[^>]*>");
     std::vector<HtmlCell> cells;
-    for (std::sregex_iterator it(row.begin(), row.end(), cell_pattern), end; it != end; ++it) {
-        HtmlCell cell;
-        const std::string attributes = (*it)[2];
-        for (std::sregex_iterator a(attributes.begin(), attributes.end(), attribute_pattern); a != end; ++a) {
-            cell.attributes[(*a)[1]] = unescape_html((*a)[2]);
-        }
-        cell.text = unescape_html(std::regex_replace(std::string((*it)[3]), tag_pattern, ""));
-        cells.push_back(std::move(cell));
+    for (std::size_t at = 0;;) {
+        // "<th " or "<th>", not "<thead>".
+        const auto tag_at = [&](const char* tag) {
+            std::size_t found = row.find(tag, at);
+            while (found != std::string::npos && found + 3 < row.size() && row[found + 3] != ' ' && row[found + 3] != '>') {
+                found = row.find(tag, found + 1);
+            }
+            return found;
+        };
+        const std::size_t td = tag_at("<td");
+        const std::size_t th = tag_at("<th");
+        const std::size_t start = std::min(td, th);
+        if (start == std::string::npos) break;
+        const std::string name = start == td ? "td" : "th";
+        const std::size_t tag_end = row.find('>', start);
+        const std::size_t close = row.find("</" + name + ">", tag_end);
+        if (tag_end == std::string::npos || close == std::string::npos) throw std::runtime_error("a cell is not closed");
+        cells.push_back({html_text(row.substr(tag_end + 1, close - tag_end - 1)),
+                         html_attributes(row.substr(start + 1, tag_end - start - 1))});
+        at = close + name.size() + 3;
     }
     return cells;
 }
 
 /// The table element with id="id" in html; throws std::runtime_error when there is none.
 inline HtmlTable html_table(const std::string& html, const std::string& id) {
-    const std::regex start("<table[^>]* id=\"" + id + "\"[^>]*>");
-    std::smatch found;
-    if (!std::regex_search(html, found, start)) throw std::runtime_error("the page has no table with id " + id);
-    const std::size_t from = static_cast<std::size_t>(found.position(0));
-    const std::string table = html.substr(from, html.find("</table>", from) - from);
+    const std::size_t named = html.find("<table class=\"sortable\" id=\"" + id + "\"") != std::string::npos
+                                  ? html.find("<table class=\"sortable\" id=\"" + id + "\"")
+                                  : html.find("<table class=\"numbers\" id=\"" + id + "\"");
+    if (named == std::string::npos) throw std::runtime_error("the page has no table with id " + id);
+    const std::string table = html.substr(named, html.find("</table>", named) - named);
     HtmlTable parsed;
     const std::size_t head_end = table.find("</thead>");
     if (head_end != std::string::npos) {
         for (const HtmlCell& cell : html_cells(table.substr(0, head_end))) parsed.headings.push_back(cell.text);
     }
     const std::size_t body = table.find("<tbody>");
-    static const std::regex row_pattern(R"(<tr[^>]*>([\s\S]*?)</tr>)");
-    const std::string rows = table.substr(body == std::string::npos ? 0 : body);
-    for (std::sregex_iterator it(rows.begin(), rows.end(), row_pattern), end; it != end; ++it) {
-        parsed.rows.push_back(html_cells((*it)[1]));
+    for (std::size_t at = table.find("<tr", body == std::string::npos ? 0 : body); at != std::string::npos;
+         at = table.find("<tr", at + 1)) {
+        const std::size_t end = table.find("</tr>", at);
+        parsed.rows.push_back(html_cells(table.substr(at, end - at)));
     }
     return parsed;
 }
