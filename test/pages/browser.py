@@ -59,7 +59,8 @@ def require_browser():
     if not missing:
         return CHROMIUM, CHROMEDRIVER
     if in_ci():
-        sys.exit(f"browser test: {', '.join(missing)} not found, and CI installs them: {INSTALL_HINT}")
+        sys.exit(f"browser test: {', '.join(missing)} not found, and CI (CI is set) installs them: install "
+                 "Debian's chromium and chromium-driver")
     if os.environ.get("EMBED_SKIP_BROWSER_TESTS") == "1":
         print(f"skipped: {', '.join(missing)} not installed and EMBED_SKIP_BROWSER_TESTS=1")
         sys.exit(SKIP_CODE)
