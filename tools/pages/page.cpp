@@ -131,9 +131,10 @@ figure svg { max-width: 100%; height: auto; display: block; }
 )";
 
 // Sorts a table by the clicked column (a click anywhere in its header; the
-// header's button, which a click inside it also reaches, takes the keyboard):
-// ascending first, then reversed on each click; numbers by value with NaN last either way, text by Unicode code point
-// (not UTF-16 units); ties keep the rows' original order. aria-sort tells the state.
+// header's button, whose click reaches the header too, takes the keyboard):
+// ascending first, then reversed on each click; numbers by value with NaN
+// last either way, text by Unicode code point (not UTF-16 units); ties keep
+// the rows' original order. aria-sort tells the state.
 constexpr const char* SCRIPT = R"(
 "use strict";
 (function () {
