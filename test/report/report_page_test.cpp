@@ -227,6 +227,6 @@ INSTANTIATE_TEST_SUITE_P(Inputs, ReportPage,
                          testing::Values(ReportInputs{}, ReportInputs{300, 24, 7, 11, 7, 2, 3.5, 3},
                                          ReportInputs{2, 1, 0, 0, 1, 0, 4.0, 1},
                                          ReportInputs{50, 8, 5, 49, 3, 1, -2.0, 1},
-                                         ReportInputs{200000, 2, 3, 17, 5, 2, 4.0, 2}));
+                                         ReportInputs{64, 3, 1, 5, 63, 10, 0.0, 5}));
 
 }  // namespace

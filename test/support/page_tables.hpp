@@ -36,12 +36,12 @@ struct HtmlTable {
     std::vector<std::string> headings;
     std::vector<std::vector<HtmlCell>> rows;
 
-    /// The index of the column headed heading, or -1.
-    int column(const std::string& heading) const {
+    /// The index of the column headed heading; throws std::runtime_error when there is none.
+    std::size_t column(const std::string& heading) const {
         for (std::size_t i = 0; i < headings.size(); ++i) {
-            if (headings[i] == heading) return static_cast<int>(i);
+            if (headings[i] == heading) return i;
         }
-        return -1;
+        throw std::runtime_error("no column headed " + heading);
     }
 };
 
