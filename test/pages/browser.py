@@ -2,16 +2,23 @@
 (standard library only) and checks one self-contained page the tools wrote:
 
   check_page(html_path, expected_texts, sorts) opens the page by file:// URL and checks
-  (a) the DOM, after its scripts ran, holds every expected text;
-  (b) each clicked column header reorders its table's rows as a sort done here in Python
-      does (ascending, then reversed), and aria-sort says so;
-  (c) a screenshot is not blank (several distinct colours in the decoded PNG);
+  (a) the DOM, after its scripts ran, holds every expected text (check_texts);
+  (b) each sorted column reorders its table's rows as a sort done here in Python does: a mouse click in
+      its header away from the label sorts ascending, Enter on the header's button reverses, and
+      aria-sort says so (check_sort);
+  (c) a screenshot is not blank (several distinct colours in the decoded PNG; check_screenshot), and
+      each figure's drawing, without its caption, is not blank either (check_figures);
   (d) nothing was fetched: no element has an http(s) src/href, the page declares the
       Content-Security-Policy default-src 'none', and the browser's resource timing is empty;
-  (e) the page needs no sideways scrolling at a phone's width and a desktop's.
+  (e) the page needs no sideways scrolling at a phone's width and a desktop's, and at a phone's width
+      no number, id or heading of a table breaks onto a second line (check_cells_on_one_line).
+
+Chromium is started here and chromedriver attached to it, both reached by the address 127.0.0.1, never
+the name localhost, which a machine need not resolve.
 
 A missing chromium or chromedriver fails with what to install, unless EMBED_SKIP_BROWSER_TESTS=1
-asks to skip: then the test exits with SKIP_CODE, which ctest reports as skipped, never as passed.
+asks to skip: then the test exits with SKIP_CODE, which ctest reports as skipped, never as passed. In
+CI (CI set in the environment, as .ci/run is run) a missing browser always fails: CI installs it.
 """
 
 import base64
@@ -41,11 +48,19 @@ class CheckFailed(AssertionError):
     """One of the page's checks did not hold; the message says which and how."""
 
 
+def in_ci():
+    """Whether this runs in CI, which sets CI (to true) in the environment."""
+    return os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
+
+
 def require_browser():
     """Returns (chromium, chromedriver) paths; exits with SKIP_CODE or fails when they are missing."""
     missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not os.access(p, os.X_OK)]
     if not missing:
         return CHROMIUM, CHROMEDRIVER
+    if in_ci():
+        sys.exit(f"browser test: {', '.join(missing)} not found, and CI (CI is set) installs them: install "
+                 "Debian's chromium and chromium-driver")
     if os.environ.get("EMBED_SKIP_BROWSER_TESTS") == "1":
         print(f"skipped: {', '.join(missing)} not installed and EMBED_SKIP_BROWSER_TESTS=1")
         sys.exit(SKIP_CODE)
@@ -67,25 +82,47 @@ class Browser:
 
     def __enter__(self):
         self.profile = tempfile.mkdtemp(prefix="embed_browser_")
-        self.port = free_port()
         self.log = open(os.path.join(self.profile, "chromedriver.log"), "w+")
-        self.driver = subprocess.Popen([self.chromedriver, f"--port={self.port}"], stdout=self.log,
-                                       stderr=subprocess.STDOUT)
-        self.base = f"http://127.0.0.1:{self.port}"
+        self.chrome, self.driver = None, None
         try:
+            self.chrome = self._start_chromium()
+            self.port = free_port()
+            self.driver = subprocess.Popen([self.chromedriver, f"--port={self.port}"],
+                                           stdout=self.log, stderr=subprocess.STDOUT)
+            self.base = f"http://127.0.0.1:{self.port}"
             self._wait_ready()
-            args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                    "--disable-dev-shm-usage", f"--window-size={self.size[0]},{self.size[1]}",
-                    f"--user-data-dir={os.path.join(self.profile, 'user-data')}"]
             caps = {"capabilities": {"alwaysMatch": {
                 "browserName": "chrome",
-                "goog:chromeOptions": {"binary": self.chromium, "args": args}}}}
+                "goog:chromeOptions": {"debuggerAddress": f"127.0.0.1:{self.devtools_port}"}}}}
             self.session = self._request("POST", "/session", caps)["sessionId"]
         except BaseException:
             self._stop()
             raise
         return self
+
+    def _start_chromium(self):
+        """Chromium with its DevTools endpoint on 127.0.0.1 at a port it picks (written to DevToolsActivePort
+        in its profile): chromedriver, left to start it, would reach it as "localhost"."""
+        user_data = os.path.join(self.profile, "user-data")
+        args = [self.chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--disable-dev-shm-usage", f"--window-size={self.size[0]},{self.size[1]}",
+                "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0", f"--user-data-dir={user_data}",
+                "about:blank"]
+        chrome = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT)
+        active = Path(user_data, "DevToolsActivePort")
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if chrome.poll() is not None:
+                raise RuntimeError(f"chromium exited with {chrome.returncode}: {self._log_text()}")
+            lines = active.read_text().splitlines() if active.exists() else []
+            if lines and lines[0].isdigit():
+                self.devtools_port = int(lines[0])
+                return chrome
+            time.sleep(0.1)
+        chrome.kill()
+        chrome.wait()
+        raise RuntimeError(f"chromium wrote no DevTools port within 30 s: {self._log_text()}")
 
     def __exit__(self, *exc):
         try:
@@ -95,12 +132,15 @@ class Browser:
         self._stop()
 
     def _stop(self):
-        self.driver.terminate()
-        try:
-            self.driver.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.driver.kill()
-            self.driver.wait()
+        for process in (self.driver, self.chrome):
+            if process is None:
+                continue
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
         self.log.close()
         shutil.rmtree(self.profile, ignore_errors=True)
 
@@ -262,23 +302,65 @@ def in_first_order(table):
     return {**table, "rows": [table["rows"][i] for i in order], "keys": [table["keys"][i] for i in order]}
 
 
+# Where to click in a column's header away from its label: a point of the header's own box (its padding,
+# left of the label) that elementFromPoint says is the header itself, scrolled into view first.
+HEADER_POINT = """
+const head = document.getElementById(arguments[0]).tHead.rows[0].cells[arguments[1]];
+head.scrollIntoView({block: 'center', inline: 'center'});
+const box = head.getBoundingClientRect();
+const x = Math.floor(box.left + 2), y = Math.floor(box.top + box.height / 2);
+const hit = document.elementFromPoint(x, y);
+return {x: x, y: y, onHeader: hit === head};
+"""
+
+
+def click_header_away_from_label(browser, table_id, column):
+    point = browser.script(HEADER_POINT, table_id, column)
+    if not point["onHeader"]:
+        raise CheckFailed(f"table {table_id}: column {column}'s header has no room beside its label to click")
+    browser.command("POST", "/actions", {"actions": [{
+        "type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
+        "actions": [{"type": "pointerMove", "origin": "viewport", "x": point["x"], "y": point["y"]},
+                    {"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]}]})
+    browser.command("DELETE", "/actions")
+
+
+def press_enter_on_header_button(browser, table_id, column):
+    button = browser.element(f"#{table_id} thead th:nth-child({column + 1}) button")
+    browser.command("POST", f"/element/{button}/value", {"text": "\ue007"})
+
+
+def column_index(browser, table_id, column):
+    """column as a 0-based index: given as one, or as the heading's text."""
+    if isinstance(column, int):
+        return column
+    headings = browser.script("return Array.from(document.getElementById(arguments[0]).tHead.rows[0].cells,"
+                              " h => h.textContent);", table_id)
+    if column not in headings:
+        raise CheckFailed(f"table {table_id} has no column {column!r}: its headings are {headings}")
+    return headings.index(column)
+
+
 def check_sort(browser, table_id, column):
-    """Clicks the column's header twice; each time the rows must come out in Python's order."""
+    """Sorts by the column twice, with a mouse click in its header beside the label, then with Enter on the
+    header's button; each time the rows must come out in Python's order. column: an index or a heading."""
+    column = column_index(browser, table_id, column)
     before = in_first_order(browser.script(READ_TABLE, table_id, column))
     if len(before["rows"]) < 2:
         raise CheckFailed(f"table {table_id} has {len(before['rows'])} rows: too few to show a sort")
-    for click, direction in ((1, "ascending"), (2, "descending")):
-        browser.click(f"#{table_id} thead th:nth-child({column + 1}) button")
+    for step, direction, act in ((1, "ascending", click_header_away_from_label),
+                                 (2, "descending", press_enter_on_header_button)):
+        act(browser, table_id, column)
         after = browser.script(READ_TABLE, table_id, column)
         order = python_order(before["keys"], before["kind"], descending=direction == "descending")
         expected = [before["rows"][i] for i in order]
         if after["rows"] != expected:
-            raise CheckFailed(f"table {table_id}, column {column}, click {click} ({direction}): rows are\n"
+            raise CheckFailed(f"table {table_id}, column {column}, {act.__name__} ({direction}): rows are\n"
                               f"  {after['rows']}\nbut sorting in Python gives\n  {expected}")
         wanted = ["none"] * len(after["sorts"])
         wanted[column] = direction
         if after["sorts"] != wanted:
-            raise CheckFailed(f"table {table_id}: aria-sort is {after['sorts']} after click {click}, not {wanted}")
+            raise CheckFailed(f"table {table_id}: aria-sort is {after['sorts']} after step {step}, not {wanted}")
     return before["rows"]
 
 
@@ -320,16 +402,53 @@ def check_texts(browser, expected_texts):
 
 
 def check_screenshot(browser, at_least=8):
-    """The viewport, and each page's first figure when it has one, must show more than a flat colour."""
-    shots = {"the page": None}
-    if browser.script("return document.querySelector('figure') !== null;"):
-        shots["its figure"] = "figure"
+    """The viewport must show more than a flat colour."""
     browser.set_window(800, 600)  # fewer pixels to decode in Python
-    for what, css in shots.items():
-        colours = distinct_colours(browser.screenshot(css))
+    colours = distinct_colours(browser.screenshot())
+    if len(colours) < at_least:
+        raise CheckFailed(f"a screenshot of the page has {len(colours)} distinct colours, fewer than {at_least}: "
+                          "blank?")
+
+
+def check_figures(browser, at_least=4):
+    """Each figure's drawing (its svg, without the caption, whose text alone has colours enough) must show
+    more than a flat colour; a figure without a drawing fails."""
+    browser.set_window(800, 600)
+    figures = browser.script("return Array.from(document.querySelectorAll('figure'), f => f.querySelector('svg') !== null);")
+    for number, has_drawing in enumerate(figures, 1):
+        if not has_drawing:
+            raise CheckFailed(f"figure {number} has no svg drawing")
+        colours = distinct_colours(browser.screenshot(f"figure:nth-of-type({number}) svg"))
         if len(colours) < at_least:
-            raise CheckFailed(f"a screenshot of {what} has {len(colours)} distinct colours, fewer than {at_least}: "
-                              "blank?")
+            raise CheckFailed(f"figure {number}'s drawing has {len(colours)} distinct colours, fewer than "
+                              f"{at_least}: blank?")
+
+
+# Each table cell that must stay on one line (numbers, and headings) and whether its text does: a piece of
+# its text that starts below where another ends has wrapped.
+CELL_LINES = """
+const cells = [];
+for (const cell of document.querySelectorAll('td.number, th')) {
+  const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+  const boxes = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    boxes.push(...Array.from(range.getClientRects()).filter(r => r.width > 0));
+  }
+  const firstBottom = Math.min(...boxes.map(r => r.bottom));
+  cells.push([cell.textContent, boxes.some(r => r.top >= firstBottom - 1)]);
+}
+return cells;
+"""
+
+
+def check_cells_on_one_line(browser, width=390):
+    """At a phone's width no number, id or heading of a table is broken onto a second line."""
+    browser.set_window(width, 900)
+    broken = [text for text, wrapped in browser.script(CELL_LINES) if wrapped]
+    if broken:
+        raise CheckFailed(f"at a window {width} px wide these cells take more than one line: {broken[:10]}")
 
 
 def check_no_sideways_scroll(browser):
@@ -343,7 +462,7 @@ def check_no_sideways_scroll(browser):
 
 def check_page(html_path, expected_texts, sorts, more_checks=(), session=None):
     """Opens html_path in a headless Chromium and runs checks (a) to (e); sorts is a list of
-    (table element id, 0-based column) whose headers are clicked. Returns {table id: its rows' cell texts
+    (table element id, 0-based column or its heading) to sort by. Returns {table id: its rows' cell texts
     as first shown}, for the caller's own checks; more_checks are functions of the Browser run after them.
     session is an open Browser to reuse, or None to start one. Raises CheckFailed naming the check."""
     if session is None:
@@ -354,10 +473,13 @@ def check_page(html_path, expected_texts, sorts, more_checks=(), session=None):
     check_no_network(session)
     check_texts(session, expected_texts)
     check_screenshot(session)
+    check_figures(session)
+    session.set_window(*session.size)
     first_rows = {}
     for table_id, column in sorts:
         first_rows.setdefault(table_id, check_sort(session, table_id, column))
     check_no_sideways_scroll(session)
+    check_cells_on_one_line(session)
     for check in more_checks:
         check(session)
     return first_rows

@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
         "next\xC2\x85line", "\xF0\x9F\x98\x80", "\xEF\xBF\xBF", "B", "a", "", "\xC3\xA9", "a"};
     const std::vector<embed::pages::RankedId> ranked = {
         {0, 0.5}, {1, nan}, {2, 0.5}, {3, -inf}, {4, 2.0}, {5, nan}, {6, inf},
-        {7, -0.25}, {8, 0.5}, {9, 1e-300}, {10, -3.0}, {11, 0.0}, {12, 0.5}};
+        {7, -0.25}, {8, 0.5}, {9, 1e-300}, {10, -3.0}, {11, 1.0 / 3.0}, {12, 0.5}};
     embed::pages::Page page("page writer fixture");
     page.paragraph("Every text below is a token's text as a vocabulary may hold it.");
     page.numbers("numbers", {{"rows", std::to_string(ranked.size())}, {"a long value", std::string(400, '7')}});

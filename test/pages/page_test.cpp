@@ -79,6 +79,70 @@ TEST(PageSortKey, IsWhatJavaScriptsNumberReadsBack) {
     EXPECT_EQ(embed::pages::sort_key(137.0), "137");
 }
 
+TEST(PageNumbers, AreShownToSixSignificantDigitsAndKeptInFull) {
+    const double inf = std::numeric_limits<double>::infinity();
+    // Expected texts worked out by hand: round half to even is not at stake, each is clear of a tie.
+    EXPECT_EQ(embed::pages::shown_number(1.0 / 3.0), "0.333333");
+    EXPECT_EQ(embed::pages::shown_number(2783.0), "2783");
+    EXPECT_EQ(embed::pages::shown_number(123456789.0), "1.23457e+08");
+    EXPECT_EQ(embed::pages::shown_number(-0.000012345678), "-1.23457e-05");
+    EXPECT_EQ(embed::pages::shown_number(0.1), "0.1");
+    EXPECT_EQ(embed::pages::shown_number(inf), "+inf");
+    EXPECT_EQ(embed::pages::shown_number(-inf), "-inf");
+    EXPECT_EQ(embed::pages::shown_number(-std::numeric_limits<double>::quiet_NaN()), "NaN");
+    EXPECT_EQ(embed::pages::full_number(1.0 / 3.0), "0.3333333333333333");
+    EXPECT_EQ(embed::pages::full_number(2783.0), "2783");
+    EXPECT_EQ(embed::pages::full_number(inf), "+inf");
+    EXPECT_EQ(embed::pages::full_number(std::numeric_limits<double>::quiet_NaN()), "NaN");
+}
+
+// The HTML of a one-table page, from the table's start to its end.
+std::string table_html(const embed::pages::SortableTable& table) {
+    embed::pages::Page page("t");
+    page.table(table);
+    const std::string html = page.str();
+    const auto from = html.find("<table");
+    return html.substr(from, html.find("</table>") - from);
+}
+
+TEST(PageTable, ANumberCellCarriesItsFullValueToSortAndToRead) {
+    using Kind = embed::pages::SortableTable::Kind;
+    const double inf = std::numeric_limits<double>::infinity();
+    const embed::pages::SortableTable table{
+        "n", "c", {{"x", Kind::number}},
+        {{embed::pages::number_cell(1.0 / 3.0)}, {embed::pages::number_cell(2783.0)}, {embed::pages::number_cell(-inf)}}};
+    const std::string html = table_html(table);
+    EXPECT_THAT(html, HasSubstr("<td class=\"number\" data-value=\"0.3333333333333333\" title=\"0.3333333333333333\">"
+                                "0.333333</td>"));
+    EXPECT_THAT(html, HasSubstr("<td class=\"number\" data-value=\"2783\">2783</td>")) << "nothing rounded, no title";
+    EXPECT_THAT(html, HasSubstr("<td class=\"number\" data-value=\"-Infinity\">-inf</td>"));
+}
+
+TEST(PageTable, LeavesOutATextColumnWithNothingInIt) {
+    using Kind = embed::pages::SortableTable::Kind;
+    embed::pages::SortableTable table{
+        "e", "c", {{"id", Kind::number}, {"text", Kind::text}, {"score", Kind::number}},
+        {{{"1", 1.0}, {"", 0.0}, {"0.5", 0.5}}, {{"2", 2.0}, {"", 0.0}, {"0.25", 0.25}}}};
+    std::string html = table_html(table);
+    EXPECT_THAT(html, Not(HasSubstr(">text</button>")));
+    EXPECT_THAT(html, HasSubstr("<tr data-order=\"0\"><td class=\"number\" data-value=\"1\">1</td>"
+                                "<td class=\"number\" data-value=\"0.5\">0.5</td></tr>"));
+    table.rows[1][1].text = "b";
+    html = table_html(table);
+    EXPECT_THAT(html, HasSubstr(">text</button>")) << "one text is enough to keep the column";
+    EXPECT_THAT(html, HasSubstr("<td class=\"number\" data-value=\"1\">1</td><td></td>"));
+    table.rows.clear();
+    EXPECT_THAT(table_html(table), HasSubstr(">text</button>")) << "a table without rows keeps its headings";
+}
+
+TEST(PageNumbersSection, ARoundedValueHasItsFullTextAsTitle) {
+    embed::pages::Page page("t");
+    page.numbers("numbers", {{"plain", "12", ""}, {"rounded", "0.333333", "0.3333333333333333"}});
+    const std::string html = page.str();
+    EXPECT_THAT(html, HasSubstr("<tr><th scope=\"row\">plain</th><td>12</td></tr>"));
+    EXPECT_THAT(html, HasSubstr("<tr><th scope=\"row\">rounded</th><td title=\"0.3333333333333333\">0.333333</td></tr>"));
+}
+
 TEST(PageTable, RefusesARowOfTheWrongWidthNamingTheTableAndRow) {
     embed::pages::Page page("t");
     embed::pages::SortableTable table{"ragged", "", {{"a", embed::pages::SortableTable::Kind::text}}, {{{"x"}}, {}}};
@@ -101,7 +165,7 @@ TEST(PageTable, RankedTableTakesTheNamesOfTheIdsItHas) {
     EXPECT_EQ(table.rows[1][2].text, "") << "id 7 is past the names";
     EXPECT_EQ(table.rows[1][3].text, "NaN");
     EXPECT_TRUE(std::isnan(table.rows[1][3].number));
-    EXPECT_EQ(table.rows[2][3].text, "-1.000000");
+    EXPECT_EQ(table.rows[2][3].text, "-1");
     EXPECT_EQ(embed::pages::ranked_table("t", "c", "cosine", ranked).rows[0][2].text, "") << "no names given";
 }
 

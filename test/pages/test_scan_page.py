@@ -99,7 +99,8 @@ def test():
             if text != text_of(int(key)):
                 raise browser.CheckFailed(f"tokens[{key}] is {text!r}, the vocabulary reads {text_of(int(key))!r}")
         expected = [text_of(r) for r in scan["candidates"]] + [str(len(scan["candidates"])) + " candidates"]
-        sorts = [("candidates", 0), ("candidates", 1), ("candidates", 2), ("candidates", 4), ("references", 4)]
+        sorts = [("candidates", "id"), ("candidates", "token"), ("candidates", "input_norm"),
+                 ("candidates", "output_distance"), ("references", "output_distance")]
         first_rows = browser.check_page(Path(out, "embed_scan.html"), expected, sorts)
     shown = [int(row[0]) for row in first_rows["candidates"]]
     if shown != scan["candidates"]:

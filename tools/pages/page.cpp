@@ -105,7 +105,9 @@ std::string escaped_markup(const std::string& shown) {
 }
 
 // The page's whole style: readable on a phone and a wide screen without
-// sideways scrolling; a wide table scrolls inside its own box.
+// sideways scrolling; a wide table scrolls inside its own box. Long texts
+// wrap anywhere, but a number, an id or a heading never breaks inside itself
+// ("2783" is not "278" above "3"): its table scrolls instead.
 constexpr const char* STYLE = R"(
 body { font-family: system-ui, sans-serif; line-height: 1.45; margin: 0; color: #1d2125; background: #fff; }
 main { max-width: 60rem; margin: 0 auto; padding: 1rem; overflow-wrap: anywhere; }
@@ -115,7 +117,10 @@ table { border-collapse: collapse; margin: 0.5rem 0; }
 caption { text-align: left; font-weight: 600; padding: 0.25rem 0; }
 th, td { border: 1px solid #c9ced4; padding: 0.2rem 0.5rem; text-align: left; vertical-align: top; }
 td.number { text-align: right; font-variant-numeric: tabular-nums; }
+td.number, th { white-space: nowrap; overflow-wrap: normal; }
 th { background: #eef1f4; }
+table.sortable th { cursor: pointer; user-select: none; }
+table.sortable th:hover { background: #dfe4ea; }
 th button { font: inherit; font-weight: 600; background: none; border: 0; padding: 0; cursor: pointer; color: inherit; }
 th[aria-sort="ascending"] button::after { content: " \25B2"; }
 th[aria-sort="descending"] button::after { content: " \25BC"; }
@@ -125,9 +130,11 @@ figure { margin: 1rem 0; }
 figure svg { max-width: 100%; height: auto; display: block; }
 )";
 
-// Sorts a table by the clicked column: ascending first, then reversed on each
-// click; numbers by value with NaN last either way, text by Unicode code point
-// (not UTF-16 units); ties keep the rows' original order. aria-sort tells the state.
+// Sorts a table by the clicked column (a click anywhere in its header; the
+// header's button, whose click reaches the header too, takes the keyboard):
+// ascending first, then reversed on each click; numbers by value with NaN
+// last either way, text by Unicode code point (not UTF-16 units); ties keep
+// the rows' original order. aria-sort tells the state.
 constexpr const char* SCRIPT = R"(
 "use strict";
 (function () {
@@ -159,7 +166,7 @@ constexpr const char* SCRIPT = R"(
   document.querySelectorAll("table.sortable").forEach(function (table) {
     var heads = table.tHead.rows[0].cells;
     Array.prototype.forEach.call(heads, function (head, column) {
-      head.querySelector("button").addEventListener("click", function () {
+      head.addEventListener("click", function () {
         var next = head.getAttribute("aria-sort") === "ascending" ? "descending" : "ascending";
         Array.prototype.forEach.call(heads, function (other) { other.setAttribute("aria-sort", "none"); });
         head.setAttribute("aria-sort", next);
@@ -182,6 +189,23 @@ std::string escape_attribute(std::string_view text) {
     return escape(text, true, [](const std::string& shown, bool) { return escaped_markup(shown); });
 }
 
+std::string shown_number(double value) {
+    if (std::isnan(value)) return "NaN";
+    if (std::isinf(value)) return value > 0 ? "+inf" : "-inf";
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.6g", value);
+    return buffer;
+}
+
+std::string full_number(double value) {
+    if (!std::isfinite(value)) return shown_number(value);
+    char buffer[64];
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+    return std::string(buffer, result.ptr);
+}
+
+Cell number_cell(double value) { return {shown_number(value), value}; }
+
 std::string sort_key(double value) {
     if (std::isnan(value)) return "NaN";
     if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
@@ -200,36 +224,60 @@ void Page::paragraph(std::string_view text) { body_ += "<p>" + escape_text(text)
 
 void Page::numbers(std::string_view id, const Numbers& numbers) {
     body_ += "<div class=\"scroll\"><table class=\"numbers\" id=\"" + escape_attribute(id) + "\">\n<tbody>\n";
-    for (const auto& [name, value] : numbers) {
-        body_ += "<tr><th scope=\"row\">" + escape_text(name) + "</th><td>" + escape_text(value) + "</td></tr>\n";
+    for (const Number& number : numbers) {
+        const std::string title = number.full.empty() ? "" : " title=\"" + escape_attribute(number.full) + "\"";
+        body_ += "<tr><th scope=\"row\">" + escape_text(number.name) + "</th><td" + title + ">" +
+                 escape_text(number.value) + "</td></tr>\n";
     }
     body_ += "</tbody>\n</table></div>\n";
 }
 
+namespace {
+
+// Whether the table shows column c: a text column whose every cell is empty says nothing and is left out.
+bool column_shown(const SortableTable& table, std::size_t c) {
+    if (table.columns[c].kind == SortableTable::Kind::number || table.rows.empty()) return true;
+    for (const auto& row : table.rows) {
+        if (!row[c].text.empty()) return true;
+    }
+    return false;
+}
+
+std::string number_td(const Cell& cell) {
+    const std::string full = full_number(cell.number);
+    const std::string title = full == cell.text ? "" : " title=\"" + escape_attribute(full) + "\"";
+    return "<td class=\"number\" data-value=\"" + sort_key(cell.number) + "\"" + title + ">" + escape_text(cell.text) +
+           "</td>";
+}
+
+}  // namespace
+
 void Page::table(const SortableTable& table) {
+    for (std::size_t r = 0; r < table.rows.size(); ++r) {
+        if (table.rows[r].size() != table.columns.size()) {
+            throw std::invalid_argument("table " + table.id + ": row " + std::to_string(r) + " has " +
+                                        std::to_string(table.rows[r].size()) + " cells, the columns are " +
+                                        std::to_string(table.columns.size()));
+        }
+    }
+    std::vector<std::size_t> shown;
+    for (std::size_t c = 0; c < table.columns.size(); ++c) {
+        if (column_shown(table, c)) shown.push_back(c);
+    }
     std::string html = "<div class=\"scroll\"><table class=\"sortable\" id=\"" + escape_attribute(table.id) + "\">\n";
     html += "<caption>" + escape_text(table.caption) + "</caption>\n<thead><tr>";
-    for (const auto& column : table.columns) {
-        const bool number = column.kind == SortableTable::Kind::number;
+    for (const std::size_t c : shown) {
+        const bool number = table.columns[c].kind == SortableTable::Kind::number;
         html += "<th scope=\"col\" aria-sort=\"none\" data-kind=\"" + std::string(number ? "number" : "text") +
-                "\"><button type=\"button\">" + escape_text(column.heading) + "</button></th>";
+                "\"><button type=\"button\">" + escape_text(table.columns[c].heading) + "</button></th>";
     }
     html += "</tr></thead>\n<tbody>\n";
     for (std::size_t r = 0; r < table.rows.size(); ++r) {
         const auto& row = table.rows[r];
-        if (row.size() != table.columns.size()) {
-            throw std::invalid_argument("table " + table.id + ": row " + std::to_string(r) + " has " +
-                                        std::to_string(row.size()) + " cells, the columns are " +
-                                        std::to_string(table.columns.size()));
-        }
         html += "<tr data-order=\"" + std::to_string(r) + "\">";
-        for (std::size_t c = 0; c < row.size(); ++c) {
-            if (table.columns[c].kind == SortableTable::Kind::number) {
-                html += "<td class=\"number\" data-value=\"" + sort_key(row[c].number) + "\">";
-            } else {
-                html += "<td>";
-            }
-            html += escape_text(row[c].text) + "</td>";
+        for (const std::size_t c : shown) {
+            html += table.columns[c].kind == SortableTable::Kind::number ? number_td(row[c])
+                                                                          : "<td>" + escape_text(row[c].text) + "</td>";
         }
         html += "</tr>\n";
     }
@@ -270,13 +318,11 @@ SortableTable ranked_table(std::string id, std::string caption, std::string scor
     for (std::size_t i = 0; i < ranked.size(); ++i) {
         const RankedId& entry = ranked[i];
         const bool named = entry.id >= 0 && static_cast<std::size_t>(entry.id) < names.size();
-        char score[64];
-        std::snprintf(score, sizeof score, "%.6f", entry.score);
         table.rows.push_back(std::vector<Cell>{
             {std::to_string(i + 1), static_cast<double>(i + 1)},
             {std::to_string(entry.id), static_cast<double>(entry.id)},
             {named ? names[static_cast<std::size_t>(entry.id)] : std::string(), 0.0},
-            {std::isfinite(entry.score) ? std::string(score) : sort_key(entry.score), entry.score}});
+            number_cell(entry.score)});
     }
     return table;
 }

@@ -25,9 +25,10 @@ inline nlohmann::ordered_json source_json(const TableSource& source) {
 }
 
 /// A double with a fixed number of decimals ("%.*f"), for scores shown only to be read; NaN, whatever its
-/// sign bit, as "NaN" (printf would write "nan" or "-nan").
+/// sign bit, as "NaN" (printf would write "nan" or "-nan"), the infinities as "+inf" / "-inf".
 inline std::string fixed(double value, int decimals) {
     if (std::isnan(value)) return "NaN";
+    if (std::isinf(value)) return value > 0 ? "+inf" : "-inf";
     char buffer[64];
     std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
     return buffer;

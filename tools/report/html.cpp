@@ -11,11 +11,16 @@
 namespace embed::report {
 namespace {
 
-// The JSON's keys and values in its order, each value as the JSON's own text.
+// The JSON's keys and values in its order, each value as the JSON's own text, but a fraction rounded
+// for reading (pages::shown_number) with the JSON's text in full as its title.
 pages::Numbers json_numbers(std::string_view json) {
     const nlohmann::ordered_json parsed = nlohmann::ordered_json::parse(json);
     pages::Numbers numbers;
-    for (const auto& [key, value] : parsed.items()) numbers.emplace_back(key, value.dump());
+    for (const auto& [key, value] : parsed.items()) {
+        const std::string text = value.dump();
+        const std::string shown = value.is_number_float() ? pages::shown_number(value.get<double>()) : text;
+        numbers.push_back({key, shown, shown == text ? "" : text});
+    }
     return numbers;
 }
 

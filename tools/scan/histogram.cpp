@@ -91,12 +91,14 @@ std::string histogram_svg(const ScanRun& run) {
         const double high = height(bins.others[i]);
         const double base = kTop + plot_height;
         if (bins.candidates[i] > 0) {
-            svg << "<rect class=\"candidates\" x=\"" << num(x) << "\" y=\"" << num(base - low) << "\" width=\""
-                << num(bar - 1) << "\" height=\"" << num(low) << "\" fill=\"" << kCandidateColour << "\"/>\n";
+            svg << "<rect class=\"candidates\" data-bin=\"" << b << "\" data-n=\"" << bins.candidates[i] << "\" x=\""
+                << num(x) << "\" y=\"" << num(base - low) << "\" width=\"" << num(bar - 1) << "\" height=\"" << num(low)
+                << "\" fill=\"" << kCandidateColour << "\"/>\n";
         }
         if (bins.others[i] > 0) {
-            svg << "<rect x=\"" << num(x) << "\" y=\"" << num(base - low - high) << "\" width=\"" << num(bar - 1)
-                << "\" height=\"" << num(high) << "\" fill=\"" << kOtherColour << "\"/>\n";
+            svg << "<rect class=\"others\" data-bin=\"" << b << "\" data-n=\"" << bins.others[i] << "\" x=\"" << num(x)
+                << "\" y=\"" << num(base - low - high) << "\" width=\"" << num(bar - 1) << "\" height=\"" << num(high)
+                << "\" fill=\"" << kOtherColour << "\"/>\n";
         }
     }
     const double axis_y = kTop + plot_height;
@@ -110,6 +112,10 @@ std::string histogram_svg(const ScanRun& run) {
         << "<text x=\"" << kLeft - 6 << "\" y=\"" << axis_y << "\" text-anchor=\"end\">0</text>\n"
         << "<text x=\"" << kWidth / 2 << "\" y=\"" << kHeight - 8 << "\" text-anchor=\"middle\">"
         << run.scan.main_indicator << " (rows per bin up; " << bins.not_finite << " NaN or infinite not drawn)</text>\n";
+    if (bins.not_finite == static_cast<long long>(main_values(run).size())) {
+        svg << "<text class=\"empty\" x=\"" << kLeft + plot_width / 2 << "\" y=\"" << kTop + plot_height / 2
+            << "\" text-anchor=\"middle\">no finite value to draw</text>\n";
+    }
     if (std::isfinite(run.scan.threshold)) {
         const double x = std::clamp(px(run.scan.threshold), kLeft, kLeft + plot_width);
         svg << "<line class=\"threshold\" x1=\"" << num(x) << "\" y1=\"" << kTop << "\" x2=\"" << num(x) << "\" y2=\""

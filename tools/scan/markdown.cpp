@@ -1,9 +1,11 @@
 // embed_scan.md: what was scanned, what each indicator means, and the
-// candidates by text, each number as the JSON holds it.
+// candidates by text, each number rounded to 6 significant digits.
 
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -15,8 +17,10 @@ namespace {
 // The Markdown lists this many candidates at most; the JSON and the page hold them all.
 constexpr std::size_t kListed = 500;
 
+// 6 significant digits, "NaN" and "+inf" / "-inf" (the JSON, which has no spelling for them, holds null).
 std::string number(double value) {
     if (std::isnan(value)) return "NaN";
+    if (std::isinf(value)) return value > 0 ? "+inf" : "-inf";
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "%.6g", value);
     return buffer;
@@ -79,18 +83,27 @@ void section_candidates(std::ostringstream& md, const ScanRun& run) {
        << number(s.threshold) << ", and " << s.candidates.size() << " of " << run.vocab
        << " rows lie at or below it (smallest first).";
     if (s.candidates.size() > kListed) md << " The first " << kListed << " are listed; the JSON and the page hold all.";
-    md << "\n\n| rank | id | token | " << s.main_indicator << " | input_norm | output_norm |"
-       << (s.output_distance && s.main_indicator != "output_distance" ? " output_distance |" : "")
-       << (s.input_output_cosine ? " input_output_cosine |" : "") << "\n| ---: | ---: | --- | ---: | ---: | ---: |"
-       << (s.output_distance && s.main_indicator != "output_distance" ? " ---: |" : "")
-       << (s.input_output_cosine ? " ---: |" : "") << "\n";
-    const Vector& main = main_values(run);
+    // The main indicator's column first, then each other indicator the scan has, each once.
+    std::vector<std::pair<std::string, const Vector*>> columns = {{s.main_indicator, &main_values(run)}};
+    const auto add = [&](const char* name, const Vector* values) {
+        if (values && name != s.main_indicator) columns.emplace_back(name, values);
+    };
+    add("input_norm", &s.input_norm);
+    add("output_norm", &s.output_norm);
+    add("output_distance", s.output_distance ? &*s.output_distance : nullptr);
+    add("input_output_cosine", s.input_output_cosine ? &*s.input_output_cosine : nullptr);
+    // Without token names the token column would be empty: it is left out.
+    const bool named = !run.tokens.empty();
+    md << "\n\n| rank | id |" << (named ? " token |" : "");
+    for (const auto& column : columns) md << " " << column.first << " |";
+    md << "\n| ---: | ---: |" << (named ? " --- |" : "");
+    for (std::size_t c = 0; c < columns.size(); ++c) md << " ---: |";
+    md << "\n";
     for (std::size_t rank = 0; rank < s.candidates.size() && rank < kListed; ++rank) {
         const Index id = s.candidates[rank];
-        md << "| " << rank + 1 << " | " << id << " | " << cell_text(run, id) << " | " << number(main[id]) << " | "
-           << number(s.input_norm[id]) << " | " << number(s.output_norm[id]) << " |";
-        if (s.output_distance && s.main_indicator != "output_distance") md << " " << number((*s.output_distance)[id]) << " |";
-        if (s.input_output_cosine) md << " " << number((*s.input_output_cosine)[id]) << " |";
+        md << "| " << rank + 1 << " | " << id << " |";
+        if (named) md << " " << cell_text(run, id) << " |";
+        for (const auto& column : columns) md << " " << number((*column.second)[id]) << " |";
         md << "\n";
     }
     md << "\n";
