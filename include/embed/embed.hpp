@@ -2,6 +2,7 @@
 // The whole library: token ids to vectors and back to scores over the vocabulary.
 
 #include "embed/counting.hpp"
+#include "embed/edit.hpp"
 #include "embed/element_type.hpp"
 #include "embed/io.hpp"
 #include "embed/logits.hpp"
