@@ -52,7 +52,7 @@ BasicTable<typename T::Scalar> resize_rows(const T& table, Index rows, RowInit i
 
 /// table is (V, d), returns (V', d): V' the smallest multiple of k that is >= V (V itself when it already
 /// is one; 0 rows stay 0), the new rows as resize_rows adds them. k <= 0: std::invalid_argument; a V' past
-/// 2^63 - 1: std::overflow_error.
+/// 2^63 - 1: std::overflow_error; a table too large to allocate: std::bad_alloc (as for resize_rows).
 template <TableOrView T>
 BasicTable<typename T::Scalar> pad_to_multiple_of(const T& table, Index k, RowInit init = RowInit::mean,
                                                   std::uint64_t seed = 0);
