@@ -45,7 +45,7 @@ inline std::uint16_t reference_half_bits(float x) {
     }
     if (q < (std::uint64_t{1} << 10)) return static_cast<std::uint16_t>(sign | q);
     if (biased >= 31) return static_cast<std::uint16_t>(sign | 0x7C00);
-    return static_cast<std::uint16_t>(sign | (biased << 10) | (q - 1024));
+    return static_cast<std::uint16_t>(sign | (static_cast<std::uint64_t>(biased) << 10) | (q - 1024));
 }
 
 inline void push_half(std::string& out, float x) {
