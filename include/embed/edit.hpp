@@ -14,7 +14,8 @@
 //            S = 1e-9 * C, C = (X - m)^T (X - m) / n (divided by n, as transformers does), all in double;
 //            row = m + L z, L the Cholesky factor of S, z (d) standard normals. Where S is not positive
 //            definite (a Cholesky pivot <= 0 or not finite: one source row, a column that never varies,
-//            d > n, NaN) every new row is the mean instead, as transformers falls back. The z are drawn
+//            d > n, NaN) every new row is the mean instead, as transformers falls back (decided in double,
+//            as torch decides it: a covariance singular only up to rounding may pass). The z are drawn
 //            from CPython's random.Random(seed) by random.normalvariate(0.0, 1.0) (the ratio-of-uniforms
 //            method, whose value is plain arithmetic on random(), so Python rebuilds them bit for bit): new
 //            row r's column c is draw r * d + c. The sums (mean, C, Cholesky, L z) run in fixed order, so
