@@ -277,8 +277,8 @@ TEST(Io, EmptyTablesRoundTrip) {
 TEST(Io, SaveRefusesOtherExtensionsAndNamesForNpyAndLeavesNothing) {
     const TempDir dir;
     const Table table = embed::make_table(2, 2, 1);
-    EXPECT_THAT([&] { embed::save_table(dir.path() / "t.gguf", table); },
-                testing::ThrowsMessage<std::invalid_argument>(HasSubstr("extension '.gguf' is not supported")));
+    EXPECT_THAT([&] { embed::save_table(dir.path() / "t.bin", table); },
+                testing::ThrowsMessage<std::invalid_argument>(HasSubstr("extension '.bin' is not supported")));
     EXPECT_THAT([&] { embed::save_table(dir.path() / "t.npy", table, "wte"); },
                 testing::ThrowsMessage<std::invalid_argument>(HasSubstr("got tensor name 'wte'")));
     EXPECT_THAT([&] { embed::save_table(dir.path() / "t.safetensors", table, "__metadata__"); },
@@ -291,7 +291,7 @@ TEST(Io, SaveIntoAMissingDirectoryReportsItsErrno) {
     // a full disk or a forbidden one.
     const TempDir dir;
     const Table table = embed::make_table(2, 2, 1);
-    for (const char* name : {"t.npy", "t.safetensors"}) {
+    for (const char* name : {"t.npy", "t.safetensors", "t.gguf"}) {
         try {
             embed::save_table(dir.path() / "no" / "such" / name, table);
             ADD_FAILURE() << name << " was saved into a missing directory";

@@ -45,6 +45,7 @@
 #include <variant>
 #include <vector>
 
+#include "embed/element_type.hpp"
 #include "embed/types.hpp"
 
 namespace embed {
@@ -119,10 +120,40 @@ using StoredTable = std::variant<Table, TableF32, TableBF16>;
 /// TableBF16, float32, float16 and GGUF's quantised types as TableF32, float64 as Table. Errors as load_table's.
 StoredTable load_stored_table(const std::filesystem::path& file, std::string_view tensor = {});
 
-/// Writes table (V, d) to file: .npy (float64, format 1.0) or .safetensors (F64, named tensor or "weight").
-/// Written beside the file and renamed into place, so a failed call leaves an existing file as it was.
-/// A directory is std::invalid_argument: checkpoint folders are read, never written.
+/// Writes table (V, d) to file as float64: .npy (format 1.0), .safetensors (F64, named tensor or "weight")
+/// or .gguf (F64, named tensor or "token_embd.weight"). Written beside the file and renamed into place, so a
+/// failed call leaves an existing file as it was. A directory is std::invalid_argument: checkpoint folders are
+/// read, never written.
 void save_table(const std::filesystem::path& file, const Table& table, std::string_view tensor = {});
+
+/// How save_table treats values the element type cannot hold.
+struct SaveOptions {
+    /// false: a finite value that rounds past the type's largest finite value (f32 3.4028235e38, f16 65504,
+    /// bf16 3.3895314e38), or a quantised block whose fp16 scale would be infinite, is refused with
+    /// std::invalid_argument naming its row and column. true: written as infinity (an infinite scale).
+    bool allow_overflow = false;
+};
+
+/// Writes table (V, d) to file as element type `type`, each value rounded once, to nearest with ties to
+/// even, from the value given (float16 as numpy's astype(np.float16), bfloat16 as torch's .to(bfloat16));
+/// the quantised types through float32 and ggml's reference quantiser (quantize_row_*_ref), bit for bit.
+/// Formats: .npy holds f64, f32 and f16 (numpy has no bfloat16); .safetensors f64, f32, f16 and bf16;
+/// .gguf every type (version 3, little-endian, alignment 32, ne = [d, V]; d a multiple of the type's block,
+/// 32 or 256 values). Another type for the format: std::invalid_argument naming the type and those allowed.
+/// tensor names the tensor (.safetensors default "weight", .gguf "token_embd.weight"; none for .npy).
+/// NaN and infinity are stored as themselves in f64, f32, f16 and bf16; a quantised type refuses them
+/// (std::invalid_argument naming row and column). Overflow: see SaveOptions. Written atomically, as above.
+void save_table(const std::filesystem::path& file, const Table& table, std::string_view tensor, ElementType type,
+                const SaveOptions& options = {});
+
+/// table (V, d) of float32 written as type (default f32, its own precision); otherwise as the overload above.
+void save_table(const std::filesystem::path& file, const TableF32& table, std::string_view tensor = {},
+                ElementType type = ElementType::f32, const SaveOptions& options = {});
+
+/// table (V, d) of bfloat16 written as type (default bf16, its own precision: .safetensors or .gguf);
+/// otherwise as the overload taking a Table.
+void save_table(const std::filesystem::path& file, const TableBF16& table, std::string_view tensor = {},
+                ElementType type = ElementType::bf16, const SaveOptions& options = {});
 
 /// Every tensor in file, in the file's order (a .safetensors header's key order, a .gguf's tensor infos'),
 /// with names, dtypes and shapes; reads no tensor data. For a checkpoint directory, every shard's tensors,

@@ -1,34 +1,19 @@
-// Writing a table: .npy float64 version 1.0, or .safetensors with one F64 tensor.
-// The bytes go to a temporary file beside the target, renamed into place once complete.
+// Writing a table: .npy (format 1.0), .safetensors with one tensor, or .gguf with one tensor, in the element
+// type asked for. Everything the arguments decide is checked before a byte is written; the bytes go to a
+// temporary file beside the target, renamed into place once complete (io/atomic_file.hpp).
 
-#include <bit>
 #include <cctype>
-#include <cerrno>
-#include <fstream>
-#include <system_error>
 
 #include <nlohmann/json.hpp>
 
+#include "checks.hpp"
 #include "embed/io.hpp"
+#include "io/atomic_file.hpp"
+#include "io/encode_rows.hpp"
+#include "io/gguf_writer.hpp"
 
 namespace embed {
 namespace {
-
-/// The table's entries as little-endian float64, row by row, appended to out a block at a time.
-void write_doubles(std::ofstream& out, const Table& table) {
-    std::vector<char> buffer;
-    const Index total = table.size();
-    const Index block = Index{1} << 16;
-    for (Index at = 0; at < total; at += block) {
-        const Index n = std::min(block, total - at);
-        buffer.resize(static_cast<std::size_t>(n) * 8);
-        for (Index i = 0; i < n; ++i) {
-            auto bits = std::bit_cast<std::uint64_t>(table.data()[at + i]);
-            for (int b = 0; b < 8; ++b, bits >>= 8) buffer[static_cast<std::size_t>(i * 8 + b)] = static_cast<char>(bits & 0xFF);
-        }
-        out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    }
-}
 
 /// value as n little-endian bytes.
 std::string little_endian(std::uint64_t value, int n) {
@@ -37,10 +22,30 @@ std::string little_endian(std::uint64_t value, int n) {
     return bytes;
 }
 
-/// numpy's format 1.0 preamble for a C-order (V, d) float64 array, padded so the data starts at a multiple of 64.
-std::string npy_header(const Table& table) {
-    std::string dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (" + std::to_string(table.rows()) + ", " +
-                       std::to_string(table.cols()) + "), }";
+/// The format's spelling of type: numpy's descr ("<f8") or safetensors' dtype ("F64"); "" where it has none.
+std::string npy_descr(ElementType type) {
+    switch (type) {
+        case ElementType::f64: return "<f8";
+        case ElementType::f32: return "<f4";
+        case ElementType::f16: return "<f2";
+        default: return "";
+    }
+}
+
+std::string safetensors_dtype(ElementType type) {
+    switch (type) {
+        case ElementType::f64: return "F64";
+        case ElementType::f32: return "F32";
+        case ElementType::f16: return "F16";
+        case ElementType::bf16: return "BF16";
+        default: return "";
+    }
+}
+
+/// numpy's format 1.0 preamble for a C-order (V, d) array of descr, padded so the data starts at a multiple of 64.
+std::string npy_header(Index rows, Index cols, const std::string& descr) {
+    std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + std::to_string(rows) + ", " +
+                       std::to_string(cols) + "), }";
     const std::size_t preamble = 6 + 2 + 2;  // magic, version, 2-byte header length
     const std::size_t unpadded = preamble + dict.size() + 1;  // + the closing newline
     dict.append((64 - unpadded % 64) % 64, ' ');
@@ -48,13 +53,10 @@ std::string npy_header(const Table& table) {
     return std::string("\x93NUMPY\x01\x00", 8) + little_endian(dict.size(), 2) + dict;
 }
 
-/// safetensors' preamble for one F64 tensor: header length, then JSON padded with spaces to a multiple of 8.
-std::string safetensors_header(const Table& table, const std::string& name) {
-    const auto bytes = static_cast<std::uint64_t>(table.size()) * 8;
+/// safetensors' preamble for one tensor: header length, then JSON padded with spaces to a multiple of 8.
+std::string safetensors_header(Index rows, Index cols, Index bytes, const std::string& dtype, const std::string& name) {
     nlohmann::json header;
-    header[name] = {{"dtype", "F64"},
-                    {"shape", {table.rows(), table.cols()}},
-                    {"data_offsets", {0, bytes}}};
+    header[name] = {{"dtype", dtype}, {"shape", {rows, cols}}, {"data_offsets", {0, bytes}}};
     std::string text;
     try {
         text = header.dump();
@@ -71,60 +73,82 @@ std::string lower_extension(const std::filesystem::path& file) {
     return extension;
 }
 
-/// The error the last failing system call left in errno (ENOENT for a missing directory, ENOSPC for a full
-/// disk), which the stream's open and write pass on; io_error should a stream fail without one.
-std::error_code last_system_error() {
-    const int code = errno;
-    return code != 0 ? std::error_code(code, std::generic_category()) : std::make_error_code(std::errc::io_error);
+[[noreturn]] void refuse_type(const std::filesystem::path& file, ElementType type, const char* format,
+                              const char* allowed, const char* why) {
+    throw std::invalid_argument("cannot save " + file.string() + " as " + std::string(element_type_name(type)) +
+                                ": a " + format + " file holds " + allowed + " only (" + why + ")");
 }
 
-/// Writes preamble then the table to a temporary file beside file and renames it into place.
-void write_file(const std::filesystem::path& file, const std::string& preamble, const Table& table) {
-    std::filesystem::path temporary = file;
-    temporary += ".tmp-embed";
-    {
-        errno = 0;
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        if (!out) throw std::filesystem::filesystem_error("cannot create", temporary, last_system_error());
-        errno = 0;
-        out.write(preamble.data(), static_cast<std::streamsize>(preamble.size()));
-        write_doubles(out, table);
-        out.close();
-        if (!out) {
-            const std::error_code error = last_system_error();
-            std::error_code ignored;
-            std::filesystem::remove(temporary, ignored);
-            throw std::filesystem::filesystem_error("cannot write", temporary, error);
-        }
-    }
-    std::filesystem::rename(temporary, file);
-}
-
-}  // namespace
-
-void save_table(const std::filesystem::path& file, const Table& table, std::string_view tensor) {
+/// Writes table (V, d) as type to file in the format its extension names.
+template <class Scalar>
+void save_as(const std::filesystem::path& file, BasicTableView<Scalar> table, std::string_view tensor,
+             ElementType type, const SaveOptions& options) {
     // Checked first, whatever its name: renaming over a directory would fail only after writing the table.
     if (std::filesystem::is_directory(file)) {
         throw std::invalid_argument("cannot save to " + file.string() + ": it is a directory; checkpoint folders "
-                                    "are read, never written (save to a .npy or .safetensors file)");
+                                    "are read, never written (save to a .npy, .safetensors or .gguf file)");
     }
+    element_type_name(type);  // an enum value outside the list throws here
+    const Index bytes = detail::checked_mul(table.rows(), row_bytes(type, table.cols()), "table bytes");
+    const auto write_data = [&](std::ostream& out) { io::write_rows(out, table, type, options.allow_overflow); };
     const std::string extension = lower_extension(file);
     if (extension == ".npy") {
         if (!tensor.empty()) {
             throw std::invalid_argument("a .npy file holds one unnamed array; got tensor name '" +
                                         std::string(tensor) + "' for " + file.string());
         }
-        write_file(file, npy_header(table), table);
+        const std::string descr = npy_descr(type);
+        if (descr.empty()) refuse_type(file, type, ".npy", "f64, f32 and f16", "numpy has no bfloat16 or ggml types");
+        const std::string header = npy_header(table.rows(), table.cols(), descr);
+        io::write_atomically(file, [&](std::ostream& out) {
+            out.write(header.data(), static_cast<std::streamsize>(header.size()));
+            write_data(out);
+        });
     } else if (extension == ".safetensors") {
         const std::string name = tensor.empty() ? "weight" : std::string(tensor);
         if (name == "__metadata__") {
             throw std::invalid_argument("tensor name '__metadata__' is reserved by .safetensors");
         }
-        write_file(file, safetensors_header(table, name), table);
+        const std::string dtype = safetensors_dtype(type);
+        if (dtype.empty()) {
+            refuse_type(file, type, ".safetensors", "f64, f32, f16 and bf16", "ggml's quantised types go to .gguf");
+        }
+        const std::string header = safetensors_header(table.rows(), table.cols(), bytes, dtype, name);
+        io::write_atomically(file, [&](std::ostream& out) {
+            out.write(header.data(), static_cast<std::streamsize>(header.size()));
+            write_data(out);
+        });
+    } else if (extension == ".gguf") {
+        io::GgufWriter writer;
+        writer.add(io::GgufTensor{tensor.empty() ? "token_embd.weight" : std::string(tensor),
+                                  {static_cast<std::uint64_t>(table.cols()), static_cast<std::uint64_t>(table.rows())},
+                                  io::ggml_type_id(type), static_cast<std::uint64_t>(bytes), write_data});
+        writer.write(file);
     } else {
         throw std::invalid_argument("cannot save " + file.string() + ": extension '" + extension +
-                                    "' is not supported; supported: .npy, .safetensors");
+                                    "' is not supported; supported: .npy, .safetensors, .gguf");
     }
+}
+
+}  // namespace
+
+void save_table(const std::filesystem::path& file, const Table& table, std::string_view tensor) {
+    save_as(file, view_of(table), tensor, ElementType::f64, SaveOptions{});
+}
+
+void save_table(const std::filesystem::path& file, const Table& table, std::string_view tensor, ElementType type,
+                const SaveOptions& options) {
+    save_as(file, view_of(table), tensor, type, options);
+}
+
+void save_table(const std::filesystem::path& file, const TableF32& table, std::string_view tensor, ElementType type,
+                const SaveOptions& options) {
+    save_as(file, view_of(table), tensor, type, options);
+}
+
+void save_table(const std::filesystem::path& file, const TableBF16& table, std::string_view tensor, ElementType type,
+                const SaveOptions& options) {
+    save_as(file, view_of(table), tensor, type, options);
 }
 
 }  // namespace embed

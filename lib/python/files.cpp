@@ -187,12 +187,30 @@ py::object check_tying(py::handle path, py::handle tensor) {
     return out;
 }
 
-void save_table(py::handle path, py::handle table, py::handle tensor) {
+/// dtype: None keeps the array's own (float64 -> f64, float32 -> f32, lists f64), else an element type's name
+/// ("f16", "q8_0", upper case accepted); another str is the library's ValueError, another type TypeError.
+std::optional<embed::ElementType> dtype_arg(py::handle dtype) {
+    if (dtype.is_none()) return std::nullopt;
+    if (!PyUnicode_Check(dtype.ptr())) raise(PyExc_TypeError, "dtype must be a str or None, not " + type_name(dtype));
+    return embed::parse_element_type(dtype.cast<std::string>());
+}
+
+void save_table(py::handle path, py::handle table, py::handle tensor, py::handle dtype, bool allow_overflow) {
     const std::filesystem::path file = path_arg(path);
     const std::string name = tensor_arg(tensor);
-    // The library writes a Table: the values are copied into one (float64; a float32 array widened exactly).
-    const embed::Table values(TableArg::from(table, "table", Float32::widen).double_view());
-    call_library([&] { embed::save_table(file, values, name); });
+    const std::optional<embed::ElementType> type = dtype_arg(dtype);
+    const embed::SaveOptions options{.allow_overflow = allow_overflow};
+    const TableArg values = TableArg::from(table, "table");
+    // The library writes an owned table: the values are copied once into one of the array's own dtype.
+    std::visit(
+        [&](auto view) {
+            using Scalar = typename decltype(view)::Scalar;
+            const embed::BasicTable<Scalar> owned(view);
+            const embed::ElementType chosen =
+                type.value_or(std::is_same_v<Scalar, float> ? embed::ElementType::f32 : embed::ElementType::f64);
+            call_library([&] { embed::save_table(file, owned, name, chosen, options); });
+        },
+        values.view());
 }
 
 }  // namespace
@@ -251,14 +269,28 @@ None for a .npy, or when the embedding chosen is itself the output tensor.
 The tensors are compared a block of rows at a time, never held whole.
 Errors as load_table's; FileFormatError too for several output tensors.)doc");
     m.def("save_table", &save_table, py::arg("path"), py::arg("table"), py::arg("tensor") = py::none(),
-          R"doc(save_table(path, table, tensor=None) -> None
+          py::arg("dtype") = py::none(), py::kw_only(), py::arg("allow_overflow") = false,
+          R"doc(save_table(path, table, tensor=None, dtype=None, *, allow_overflow=False) -> None
 
-Writes table (V, d), lists or an array, as float64: a .npy (format 1.0) or a
-.safetensors file of one F64 tensor named tensor (None: "weight"). Written
-beside the file and renamed into place, so a failed call leaves an existing
-file as it was. The values are copied once into the library's table.
-ValueError: another extension, a directory, a tensor name for a .npy, a
-ragged table.
+Writes table (V, d), lists or an array, to a .npy (format 1.0), a .safetensors
+file of one tensor named tensor (None: "weight") or a .gguf file (version 3,
+alignment 32, one tensor named tensor, None: "token_embd.weight", ne = [d, V]).
+dtype None writes a float64 array (or lists) as f64, a float32 array as f32;
+else an element type's name: f64 f32 f16 bf16 q4_0 q4_1 q5_0 q5_1 q8_0 q2_k
+q3_k q4_k q5_k q6_k (upper case accepted). Each value is rounded once, to
+nearest with ties to even, from the value given (f16 equal to numpy's
+astype(np.float16)); the quantised types go through float32 and ggml's
+reference quantisers, bit for bit. .npy holds f64, f32 and f16 only (numpy
+has no bfloat16); .safetensors f64, f32, f16, bf16; quantised types need
+.gguf and d a multiple of their block (32, or 256 for the K types). NaN and
+infinity are written as themselves except to a quantised type, which
+refuses them. Written beside the file and renamed into place, so a failed
+call leaves an existing file as it was.
+ValueError: a finite value that would round past the type's largest finite
+value (or a quantised block whose fp16 scale would), naming its row and
+column, unless allow_overflow (then infinity is written); an unknown dtype;
+a dtype the format cannot hold; another extension, a directory, a tensor
+name for a .npy, a ragged table.
 OSError: the file cannot be written. TypeError: as load_table's, or a table
 entry that is not a number.)doc");
 }

@@ -15,6 +15,7 @@
 #include <embed/embed.hpp>
 
 #include "compare.hpp"
+#include "edit.hpp"
 #include "files.hpp"
 #include "functions.hpp"
 #include "scan.hpp"
@@ -60,7 +61,9 @@ bfloat16 file as float32 (exact).
 
 Files: load_table, list_tensors, check_tying and save_table read .npy,
 .safetensors and .gguf files and checkpoint directories (save_table writes
-.npy and .safetensors); paths are str, bytes or os.PathLike. load_vocabulary
+all three, in any element type the format holds: f16, bf16, GGUF's q8_0 ...);
+resize_rows, pad_to_multiple_of and reinitialise_rows grow or refill a
+table's rows (mean, sampled or zeros); paths are str, bytes or os.PathLike. load_vocabulary
 reads a model's tokens (a .gguf, a tokenizer.json or a checkpoint directory)
 as a Vocabulary: token, text and type for each id.
 
@@ -230,6 +233,7 @@ table is copied once into the object, which both directions then read.)doc")
              "output_weights() -> (V, d): the same table as input_weights().");
 
     register_compare(m);  // compare_tables (compare.cpp)
+    register_edit(m);  // resize_rows, pad_to_multiple_of, reinitialise_rows (edit.cpp)
     register_files(m);  // load_table, list_tensors, check_tying, save_table, FileFormatError (files.cpp)
     register_scan(m);  // scan_vocabulary (scan.cpp)
     register_vocabulary(m);  // load_vocabulary, Vocabulary (vocabulary.cpp)

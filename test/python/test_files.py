@@ -450,11 +450,15 @@ def test_save_table_writes_npy_that_numpy_reads_bit_for_bit(np, tmp_path):
     assert saved.dtype == np.float64 and saved.tolist() == table
 
 
-def test_save_table_writes_a_named_f64_safetensors_tensor(np, tmp_path):
+def test_save_table_writes_a_named_safetensors_tensor_in_the_arrays_own_precision(np, tmp_path):
     table = np.array(rows(randoms(V * D, 18), D), dtype=np.float32)
     embed.save_table(str(tmp_path / "t.safetensors"), table, "wte")
     assert embed.list_tensors(tmp_path / "t.safetensors") == [
-        {"name": "wte", "dtype": "F64", "shape": (V, D), "loadable": True}]
+        {"name": "wte", "dtype": "F32", "shape": (V, D), "loadable": True}]
+    loaded = embed.load_table(tmp_path / "t.safetensors")
+    assert loaded.dtype == np.float32 and np.array_equal(loaded, table)
+    embed.save_table(str(tmp_path / "t.safetensors"), table, "wte", dtype="f64")
+    assert embed.list_tensors(tmp_path / "t.safetensors")[0]["dtype"] == "F64"
     loaded = embed.load_table(tmp_path / "t.safetensors")
     assert loaded.dtype == np.float64 and loaded.tolist() == table.astype(np.float64).tolist()
 

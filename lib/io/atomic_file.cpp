@@ -1,0 +1,54 @@
+#include "io/atomic_file.hpp"
+
+#include <cerrno>
+#include <fstream>
+#include <system_error>
+
+namespace embed::io {
+namespace {
+
+/// The error the last failing system call left in errno, which the stream's open and write pass on;
+/// io_error should a stream fail without one.
+std::error_code last_system_error() {
+    const int code = errno;
+    return code != 0 ? std::error_code(code, std::generic_category()) : std::make_error_code(std::errc::io_error);
+}
+
+void remove_quietly(const std::filesystem::path& file) {
+    std::error_code ignored;
+    std::filesystem::remove(file, ignored);
+}
+
+}  // namespace
+
+void write_atomically(const std::filesystem::path& file, const std::function<void(std::ostream&)>& write) {
+    std::filesystem::path temporary = file;
+    temporary += ".tmp-embed";
+    {
+        errno = 0;
+        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+        if (!out) throw std::filesystem::filesystem_error("cannot create", temporary, last_system_error());
+        errno = 0;
+        try {
+            write(out);
+        } catch (...) {
+            out.close();
+            remove_quietly(temporary);
+            throw;
+        }
+        out.close();
+        if (!out) {
+            const std::error_code error = last_system_error();
+            remove_quietly(temporary);
+            throw std::filesystem::filesystem_error("cannot write", temporary, error);
+        }
+    }
+    std::error_code renamed;
+    std::filesystem::rename(temporary, file, renamed);
+    if (renamed) {
+        remove_quietly(temporary);
+        throw std::filesystem::filesystem_error("cannot rename into place", temporary, file, renamed);
+    }
+}
+
+}  // namespace embed::io
