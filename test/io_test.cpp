@@ -353,20 +353,17 @@ TEST(Io, ListTensorsGivesNamesDtypesAndOutermostFirstShapes) {
 
 TEST(Io, ListTensorsKeepsTheSafetensorsHeaderOrder) {
     // Header order c, a, b; data order a, b, c; name order a, b, c: only the header's order gives c, a, b.
-    // A key the header repeats keeps its first place and its last value.
+    // (A key the header repeats is refused: table_files.hpp's repeated_key.safetensors.)
     const TempDir dir;
     const std::string json =
         R"({"c":{"dtype":"F32","shape":[1,1],"data_offsets":[8,12]},"__metadata__":{"format":"pt"},)"
         R"("a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
-        R"("b":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
         R"("b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})";
     const auto listed =
         embed::list_tensors(dir.write("o.safetensors", embed_test::safetensors_file(json, std::string(12, '\0'))));
     std::vector<std::string> names;
     for (const embed::TensorInfo& info : listed) names.push_back(info.name);
     EXPECT_EQ(names, (std::vector<std::string>{"c", "a", "b"}));
-    ASSERT_EQ(listed.size(), 3u);
-    EXPECT_EQ(listed[2].shape, (std::vector<std::int64_t>{1}));
 }
 
 TEST(Io, ChosenTensorFollowsTheNameRules) {
