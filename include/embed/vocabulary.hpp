@@ -8,7 +8,9 @@
 // inverse of GPT-2's bytes-to-unicode map; sentencepiece reads "▁" as a space
 // and "<0xNN>" as the byte NN; as_stored leaves the token as it is. In every
 // reading, bytes that do not form valid UTF-8 read as "<0xNN>" (upper-case
-// hex, one per byte).
+// hex, one per byte). Added tokens (types user_defined and control) read as
+// stored in every reading, as llama.cpp and Hugging Face show them: an added
+// "héllo wörld" in a byte-level vocabulary reads "héllo wörld".
 //
 // Ids no token holds: a hole in a tokenizer's id space is `missing`, its token
 // "" and its type unused (no tokenizer can emit it, so its row is never trained
@@ -66,6 +68,8 @@ public:
 
 private:
     void check_id(Index id) const;
+    /// How text() reads a token of type: as stored for an added token (user_defined, control), else reading().
+    TokenReading reading_of(TokenType type) const;
 
     std::vector<std::string> tokens_;
     std::vector<std::string> texts_;
