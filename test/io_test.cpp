@@ -331,6 +331,7 @@ TEST(Io, ListTensorsGivesNamesDtypesAndOutermostFirstShapes) {
     EXPECT_EQ(npy[0].dtype, ">f2");
     EXPECT_EQ(npy[0].shape, (std::vector<std::int64_t>{3, 4}));
     EXPECT_TRUE(npy[0].loadable);
+    EXPECT_EQ(npy[0].type, embed::ElementType::f16);
 
     const auto st = embed::list_tensors(dir.write("a.safetensors", find("checkpoint.safetensors").bytes));
     ASSERT_EQ(st.size(), 3u);
@@ -339,8 +340,10 @@ TEST(Io, ListTensorsGivesNamesDtypesAndOutermostFirstShapes) {
     EXPECT_EQ(by_name["model.norm.weight"].dtype, "F32");
     EXPECT_EQ(by_name["model.norm.weight"].shape, (std::vector<std::int64_t>{4}));
     EXPECT_FALSE(by_name["model.norm.weight"].loadable);
+    EXPECT_EQ(by_name["model.norm.weight"].type, embed::ElementType::f32);  // a type, though not a table
     EXPECT_EQ(by_name["lm_head.weight"].dtype, "BF16");
     EXPECT_TRUE(by_name["lm_head.weight"].loadable);
+    EXPECT_EQ(by_name["lm_head.weight"].type, embed::ElementType::bf16);
 
     // GGUF stores ne = [64, 2] for a (2, 64) table; listed outermost first. A GGUF's order is its tensor infos'.
     const auto gguf = embed::list_tensors(dir.write("a.gguf", find("gguf_v3_q8_0.gguf").bytes));
@@ -349,6 +352,15 @@ TEST(Io, ListTensorsGivesNamesDtypesAndOutermostFirstShapes) {
     EXPECT_EQ(gguf[1].name, "token_embd.weight");
     EXPECT_EQ(gguf[1].dtype, "Q8_0");
     EXPECT_EQ(gguf[1].shape, (std::vector<std::int64_t>{2, 64}));
+    EXPECT_EQ(gguf[1].type, embed::ElementType::q8_0);
+    EXPECT_EQ(gguf[0].type, embed::ElementType::f32);
+
+    // A dtype no loader reads has no element type.
+    const std::string ints = R"({"ids":{"dtype":"I32","shape":[2,1],"data_offsets":[0,8]}})";
+    const auto listed = embed::list_tensors(dir.write("i.safetensors", embed_test::safetensors_file(ints, std::string(8, '\0'))));
+    ASSERT_EQ(listed.size(), 1u);
+    EXPECT_FALSE(listed[0].loadable);
+    EXPECT_EQ(listed[0].type, std::nullopt);
 }
 
 TEST(Io, ListTensorsKeepsTheSafetensorsHeaderOrder) {

@@ -45,6 +45,7 @@
 #include <variant>
 #include <vector>
 
+#include "embed/element_type.hpp"
 #include "embed/types.hpp"
 
 namespace embed {
@@ -74,6 +75,9 @@ struct TensorInfo {
     /// F16, BF16 and the quantised Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K ... Q6_K; any other ggml type is listed
     /// by its ggml name, an id ggml never defined as "ggml type N").
     bool loadable = false;
+    /// The element type load_table reads the tensor as, whatever its rank (f32 for "<f4", "F32" and GGUF's F32,
+    /// q8_0 for Q8_0); std::nullopt for a dtype no loader reads (an integer type, Q8_K, the IQ types).
+    std::optional<ElementType> type;
 };
 
 /// What a file says about weight tying: whether the model reuses its token embedding as the output layer.

@@ -24,19 +24,21 @@ namespace {
 /// A tensor's rank; far above any real one, and it keeps a hostile shape array from being copied whole.
 constexpr std::size_t max_dimensions = 64;
 
-/// Element type and bytes per element of a safetensors dtype; FileFormatError for names it does not define.
-std::pair<ElementType, std::uint64_t> dtype_of(const std::string& dtype, const std::string& tensor,
-                                               const std::filesystem::path& file) {
-    if (dtype == "F64") return {ElementType::f64, 8};
-    if (dtype == "F32") return {ElementType::f32, 4};
-    if (dtype == "F16") return {ElementType::f16, 2};
-    if (dtype == "BF16") return {ElementType::bf16, 2};
+/// Element type (empty for one the decoder does not read) and bytes per element of a safetensors dtype;
+/// FileFormatError for names it does not define.
+std::pair<std::optional<ElementType>, std::uint64_t> dtype_of(const std::string& dtype, const std::string& tensor,
+                                                              const std::filesystem::path& file) {
+    static constexpr std::pair<std::string_view, ElementType> readable[] = {
+        {"F64", ElementType::f64}, {"F32", ElementType::f32}, {"F16", ElementType::f16}, {"BF16", ElementType::bf16}};
+    for (const auto& [name, type] : readable) {
+        if (dtype == name) return {type, static_cast<std::uint64_t>(block_bytes(type))};
+    }
     // Types safetensors defines but a table never comes in: listed, never loaded.
-    if (dtype == "I64" || dtype == "U64") return {ElementType::other, 8};
-    if (dtype == "I32" || dtype == "U32") return {ElementType::other, 4};
-    if (dtype == "I16" || dtype == "U16") return {ElementType::other, 2};
+    if (dtype == "I64" || dtype == "U64") return {std::nullopt, 8};
+    if (dtype == "I32" || dtype == "U32") return {std::nullopt, 4};
+    if (dtype == "I16" || dtype == "U16") return {std::nullopt, 2};
     if (dtype == "I8" || dtype == "U8" || dtype == "BOOL" || dtype == "F8_E5M2" || dtype == "F8_E4M3") {
-        return {ElementType::other, 1};
+        return {std::nullopt, 1};
     }
     throw FileFormatError(file, "tensor '" + tensor + "' has unknown dtype '" + dtype + "'");
 }
