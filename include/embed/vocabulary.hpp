@@ -51,7 +51,8 @@ public:
     /// Token id as stored ("Ġking", "▁king", "<0x0A>"; "" for a missing id); id outside [0, size): out_of_range.
     const std::string& token(Index id) const;
 
-    /// Token id as a person reads it, valid UTF-8 (" king", "\n", "<no token N>" for a missing id).
+    /// Token id as a person reads it, valid UTF-8 (" king", "\n", "<no token N>" for a missing id); an added
+    /// token (type user_defined or control) as stored, whatever the reading.
     std::string text(Index id) const;
 
     /// Token id's type (unused for a missing id); id outside [0, size): out_of_range.
