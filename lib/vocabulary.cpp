@@ -7,6 +7,7 @@
 // U+0143. Reading inverts that map. A character outside it (a token the
 // tokenizer added in plain text, "<｜end｜>") keeps its UTF-8 as it is; a stored
 // byte that is not valid UTF-8 is no character at all and reads as "<0xNN>".
+// Added tokens (types user_defined and control) read as stored in every reading.
 
 #include <array>
 #include <optional>
@@ -141,24 +142,6 @@ std::string no_token(Index id) { return "<no token " + std::to_string(id) + ">";
 
 }  // namespace
 
-namespace io {
-
-std::optional<std::uint8_t> sentencepiece_byte(std::string_view token) {
-    if (token.size() != 6 || !token.starts_with("<0x") || token[5] != '>') return std::nullopt;
-    const auto digit = [](char c) -> int {
-        if (c >= '0' && c <= '9') return c - '0';
-        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-        return -1;
-    };
-    const int high = digit(token[3]);
-    const int low = digit(token[4]);
-    if (high < 0 || low < 0) return std::nullopt;
-    return static_cast<std::uint8_t>(high * 16 + low);
-}
-
-}  // namespace io
-
 std::string read_token(std::string_view token, TokenReading reading) {
     switch (reading) {
         case TokenReading::byte_level: return valid_utf8(byte_level_bytes(token));
@@ -198,8 +181,15 @@ Vocabulary::Vocabulary(std::vector<std::string> tokens, std::vector<TokenType> t
     }
     texts_.resize(n);
     for (std::size_t id = 0; id < n; ++id) {
-        if (!missing_[id]) texts_[id] = read_token(tokens_[id], reading_);  // a missing id's text is made on demand
+        if (!missing_[id]) texts_[id] = read_token(tokens_[id], reading_of(types_[id]));  // a missing id's: on demand
     }
+}
+
+TokenReading Vocabulary::reading_of(TokenType type) const {
+    // Added tokens are stored as their text in every kind of tokenizer, and read so by llama.cpp's
+    // token_to_piece and Hugging Face's decoders: "héllo wörld", not its bytes mapped through GPT-2's table.
+    const bool added = type == TokenType::user_defined || type == TokenType::control;
+    return added ? TokenReading::as_stored : reading_;
 }
 
 void Vocabulary::check_id(Index id) const { detail::require_token(id, size()); }

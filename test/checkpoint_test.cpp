@@ -338,9 +338,9 @@ std::vector<Hostile> hostile_folders() {
         {"config key twice", {{"config.json", R"({"tie_word_embeddings": true, "tie_word_embeddings": false})"}},
          "config.json", {R"(has key "tie_word_embeddings" twice in the top-level object)"}},
         {"key twice in an array's object", {{"config.json", R"({"m": [{}, {"x": 1, "x": 2}]})"}}, "config.json",
-         {R"(has key "x" twice in "m")"}},
+         {R"(config.json has key "x" twice in m[1])"}},
         {"config nested deep", {{"config.json", std::string(100000, '[') + std::string(100000, ']')}}, "config.json",
-         {"nests deeper than 64 levels"}},
+         {"nests deeper than 32 levels"}},
         {"index not JSON", {{index, R"({"weight_map": {)"}}, index, {"is not valid JSON"}},
         {"index null", {{index, "null"}}, index, {"is null, not a JSON object"}},
         {"weight_map missing", {{index, R"({"metadata": {}})"}}, index, {R"(has no "weight_map")"}},
@@ -351,9 +351,9 @@ std::vector<Hostile> hostile_folders() {
          {R"(weight_map["model.norm.weight"] is 7; expected a string (a shard file name))"}},
         {"tensor named twice", {{index, R"({"weight_map": {"a": ")" + std::string(shard1) + R"(", "a": ")" +
                                             std::string(shard2) + R"("}})"}},
-         index, {R"(has key "a" twice in "weight_map")"}},
+         index, {R"(model.safetensors.index.json has key "a" twice in weight_map)"}},
         {"index nested deep", {{index, R"({"metadata": )" + std::string(1000, '[') + std::string(1000, ']') + "}"}},
-         index, {"nests deeper than 64 levels"}},
+         index, {"nests deeper than 32 levels"}},
         {"shard outside the folder", {{index, map_with("../outside.safetensors")}}, index,
          {R"(weight_map["model.layers.0.mlp.weight"] is "../outside.safetensors"; a shard must be a file name)"}},
         {"shard an absolute path", {{index, map_with("/tmp/outside.safetensors")}}, index,
@@ -419,10 +419,10 @@ TEST(Checkpoint, JsonFilesPastTheSizeCapAreRefusedByTheirSize) {
         const Folder folder;
         write_three_shards(folder, std::nullopt);
         const auto file = folder.write(name, "{}");
-        std::filesystem::resize_file(file, (std::uintmax_t{32} << 20) + 1);
+        std::filesystem::resize_file(file, std::uintmax_t{100'000'001});
         EXPECT_THAT([&] { (void)embed::load_table(folder.path()); },
                     testing::ThrowsMessage<FileFormatError>(HasSubstr(
-                        file.string() + ": is 33554433 bytes; a checkpoint's JSON files are read only up to 33554432")))
+                        file.string() + ": " + name + " has 100000001 bytes, above the limit of 100000000 bytes")))
             << name;
     }
 }

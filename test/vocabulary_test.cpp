@@ -382,6 +382,58 @@ TEST(GgufVocabulary, LlamaAndOtherModels) {
               TokenReading::as_stored);
 }
 
+// Added tokens read as stored in every reading (llama.cpp's token_to_piece copies user-defined and control
+// tokens as they are). "héllo wörld" in UTF-8: under GPT-2's map its é (U+00E9) and ö (U+00F6) would be the
+// single bytes 0xE9 and 0xF6, which are no UTF-8, and "▁" would be a space under SentencePiece's.
+const std::string hello_world = "h\xC3\xA9llo w\xC3\xB6rld";
+const std::string metaspace = "\xE2\x96\x81";
+
+TEST(GgufVocabulary, AddedTokensReadAsStored) {
+    const TempDir dir;
+    const std::vector<std::string> tokens{"\xC3\xA9", hello_world, "<|\xC3\xBC|> " + hello_world, metaspace + hello_world};
+    const std::string types = metadata("tokenizer.ggml.token_type", 9, i32_array({1, 4, 3, 4}));
+    for (const std::string model : {"gpt2", "llama"}) {
+        const std::string meta = metadata("tokenizer.ggml.model", 8, string_value(model)) +
+                                 metadata("tokenizer.ggml.tokens", 9, string_array(tokens)) + types;
+        const Vocabulary vocabulary = embed::load_vocabulary(dir.write(model + ".gguf", embed_test::gguf_file({}, "", 3, meta)));
+        ASSERT_EQ(vocabulary.size(), 4) << model;
+        EXPECT_EQ(vocabulary.type(1), TokenType::user_defined) << model;
+        EXPECT_EQ(vocabulary.type(2), TokenType::control) << model;
+        for (const Index id : {1, 2, 3}) EXPECT_EQ(vocabulary.text(id), tokens[static_cast<std::size_t>(id)]) << model;
+        EXPECT_THAT(vocabulary.find(hello_world), ElementsAre(1)) << model;
+    }
+    // The normal token beside them still reads by the model's rule: byte 0xE9 alone under GPT-2's map.
+    const std::string gpt2 = metadata("tokenizer.ggml.model", 8, string_value("gpt2")) +
+                             metadata("tokenizer.ggml.tokens", 9, string_array(tokens)) + types;
+    EXPECT_EQ(embed::load_vocabulary(dir.write("normal.gguf", embed_test::gguf_file({}, "", 3, gpt2))).text(0), "<0xE9>");
+}
+
+TEST(TokenizerJson, AddedTokensReadAsStored) {
+    const TempDir dir;
+    const std::string added = R"("added_tokens":[{"id":2,"content":"h\u00e9llo w\u00f6rld","special":false},)"
+                              R"({"id":3,"content":"\u2581h\u00e9llo w\u00f6rld","special":true}],)";
+    const std::vector<std::pair<std::string, std::string>> decoders{
+        {"byte_level", R"("decoder":{"type":"ByteLevel"},)"}, {"sentencepiece", R"("decoder":{"type":"Metaspace"},)"}};
+    for (const auto& [reading, decoder] : decoders) {
+        const std::string json = R"({)" + added + decoder +
+                                 R"("model":{"type":"BPE","vocab":{"\u00e9":0,"\u2581h\u00e9llo":1}}})";
+        const Vocabulary vocabulary = embed::load_vocabulary(dir.write(reading + ".json", json));
+        ASSERT_EQ(vocabulary.size(), 4) << reading;
+        EXPECT_EQ(vocabulary.type(2), TokenType::user_defined) << reading;
+        EXPECT_EQ(vocabulary.type(3), TokenType::control) << reading;
+        EXPECT_EQ(vocabulary.text(2), hello_world) << reading;
+        EXPECT_EQ(vocabulary.text(3), metaspace + hello_world) << reading;
+        EXPECT_THAT(vocabulary.find(hello_world), ElementsAre(2)) << reading;
+    }
+    // The model's own tokens still read by the decoder's rule.
+    const std::string byte_level = R"({)" + added + decoders[0].second +
+                                   R"("model":{"type":"BPE","vocab":{"\u00e9":0,"\u2581h\u00e9llo":1}}})";
+    EXPECT_EQ(embed::load_vocabulary(dir.write("b.json", byte_level)).text(0), "<0xE9>");
+    const std::string sentencepiece = R"({)" + added + decoders[1].second +
+                                      R"("model":{"type":"BPE","vocab":{"\u00e9":0,"\u2581h\u00e9llo":1}}})";
+    EXPECT_EQ(embed::load_vocabulary(dir.write("s.json", sentencepiece)).text(1), " h\xC3\xA9llo");
+}
+
 TEST(GgufVocabulary, HostileFilesAreRefusedNamingFieldAndValue) {
     const TempDir dir;
     const std::string tokens = metadata("tokenizer.ggml.tokens", 9, string_array({"a", "b"}));
@@ -524,8 +576,9 @@ INSTANTIATE_TEST_SUITE_P(Files, HostileJson, testing::ValuesIn(embed_test::hosti
 TEST(TokenizerJson, FileAboveTheSizeLimitIsRefusedUnread) {
     const TempDir dir;
     const std::filesystem::path path = dir.write("big.json", "{");
-    std::filesystem::resize_file(path, std::uintmax_t{129} << 20);  // sparse: no disk written
-    EXPECT_THAT(load_error(path), HasSubstr("tokenizer.json has 135266304 bytes, above the limit of 134217728"));
+    std::filesystem::resize_file(path, std::uintmax_t{100'000'001});  // sparse: no disk written
+    EXPECT_THAT(load_error(path),
+                HasSubstr("tokenizer.json has 100000001 bytes, above the limit of 100000000 bytes for any JSON read"));
 }
 
 TEST(LoadVocabulary, PathsAndExtensions) {
@@ -533,13 +586,12 @@ TEST(LoadVocabulary, PathsAndExtensions) {
     std::filesystem::create_directory(dir.path() / "empty_checkpoint");
     EXPECT_THAT(load_error(dir.path() / "empty_checkpoint"), HasSubstr("has no vocabulary"));
     EXPECT_THAT(load_error(dir.path() / "empty_checkpoint"), HasSubstr("tokenizer.json"));
-    dir.write("vocab.txt", "king\n");
-    try {
-        (void)embed::load_vocabulary(dir.path() / "vocab.txt");
-        FAIL() << "no exception";
-    } catch (const std::invalid_argument& error) {
-        EXPECT_THAT(error.what(), HasSubstr("has extension '.txt'"));
-    }
+    // A file that holds no vocabulary, whatever its kind: FileFormatError, as load_vocabulary promises.
+    EXPECT_THAT(load_error(dir.write("vocab.txt", "king\n")),
+                HasSubstr("has no vocabulary: a file with extension '.txt' holds none"));
+    EXPECT_THAT(load_error(dir.write("model.safetensors", embed_test::safetensors_file("{}", ""))),
+                HasSubstr("has no vocabulary: a file with extension '.safetensors' holds none"));
+    EXPECT_THAT(load_error(dir.write("table.npy", "")), HasSubstr("has no vocabulary: a file with extension '.npy'"));
     EXPECT_THROW((void)embed::load_vocabulary(dir.path() / "absent.json"), std::filesystem::filesystem_error);
     EXPECT_EQ(embed::load_vocabulary(dir.write("UPPER.JSON", embed_test::word_level_json())).size(), 6);
     // A table file has no vocabulary.

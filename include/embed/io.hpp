@@ -15,9 +15,10 @@
 // runs over all of them. The index must match the shards exactly (each tensor in
 // the shard the index names and in no other; each shard tensor listed; shard
 // names plain file names ending in .safetensors, never a path). A directory with
-// both model.safetensors and the index, or neither, is refused. config.json and
-// the index are read only up to 32 MiB and 64 levels of nesting; a key repeated
-// within one object is refused. A config's vocab_size (text_config's when it has
+// both model.safetensors and the index, or neither, is refused. config.json,
+// the index and a .safetensors header are JSON, read under one policy (API.md,
+// "Reading JSON"): at most 100,000,000 bytes, 32 levels of nesting and strings
+// of 1 MiB; a key repeated within one object is refused. A config's vocab_size (text_config's when it has
 // one) larger than the rows of the embedding or output table read is an error;
 // fewer is fine (tables are often padded). Errors name the file at fault: the
 // directory, config.json, the index or a shard.
@@ -75,6 +76,9 @@ struct TensorInfo {
     /// F16, BF16 and the quantised Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K ... Q6_K; any other ggml type is listed
     /// by its ggml name, an id ggml never defined as "ggml type N").
     bool loadable = false;
+    /// The element type load_table reads the tensor as, whatever its rank (f32 for "<f4", "F32" and GGUF's F32,
+    /// q8_0 for Q8_0); std::nullopt for a dtype no loader reads (an integer type, Q8_K, the IQ types).
+    std::optional<ElementType> type;
 };
 
 /// What a file says about weight tying: whether the model reuses its token embedding as the output layer.

@@ -8,7 +8,9 @@
 // inverse of GPT-2's bytes-to-unicode map; sentencepiece reads "▁" as a space
 // and "<0xNN>" as the byte NN; as_stored leaves the token as it is. In every
 // reading, bytes that do not form valid UTF-8 read as "<0xNN>" (upper-case
-// hex, one per byte).
+// hex, one per byte). Added tokens (types user_defined and control) read as
+// stored in every reading, as llama.cpp and Hugging Face show them: an added
+// "héllo wörld" in a byte-level vocabulary reads "héllo wörld".
 //
 // Ids no token holds: a hole in a tokenizer's id space is `missing`, its token
 // "" and its type unused (no tokenizer can emit it, so its row is never trained
@@ -49,7 +51,8 @@ public:
     /// Token id as stored ("Ġking", "▁king", "<0x0A>"; "" for a missing id); id outside [0, size): out_of_range.
     const std::string& token(Index id) const;
 
-    /// Token id as a person reads it, valid UTF-8 (" king", "\n", "<no token N>" for a missing id).
+    /// Token id as a person reads it, valid UTF-8 (" king", "\n", "<no token N>" for a missing id); an added
+    /// token (type user_defined or control) as stored, whatever the reading.
     std::string text(Index id) const;
 
     /// Token id's type (unused for a missing id); id outside [0, size): out_of_range.
@@ -66,6 +69,8 @@ public:
 
 private:
     void check_id(Index id) const;
+    /// How text() reads a token of type: as stored for an added token (user_defined, control), else reading().
+    TokenReading reading_of(TokenType type) const;
 
     std::vector<std::string> tokens_;
     std::vector<std::string> texts_;

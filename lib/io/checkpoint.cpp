@@ -11,7 +11,7 @@
 #include <set>
 #include <unordered_map>
 
-#include <nlohmann/json.hpp>
+#include "io/json_reading.hpp"
 
 namespace embed::io {
 namespace {
@@ -19,63 +19,14 @@ namespace {
 // Insertion-ordered, so the index's weight_map is seen in the file's order.
 using Json = nlohmann::ordered_json;
 
-/// value as JSON text for a message, cut at 80 characters (a hostile value can be megabytes long).
-std::string excerpt(const Json& value) {
-    const std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
-    return text.size() <= 80 ? text : text.substr(0, 80) + "...";
+/// text parsed under the one JSON policy (json_reading.hpp), the file's name standing for it in messages.
+Json parse_checkpoint_json(std::string_view text, const std::filesystem::path& file) {
+    return parse_json<Json>(text, file, file.filename().string());
 }
 
-/// name in JSON quotes, escaped and cut as excerpt does.
-std::string json_quoted(const std::string& name) { return excerpt(Json(name)); }
-
-/// The whole of file, a JSON file of the checkpoint; FileFormatError when it is above the size cap.
-std::string read_json_file(const std::filesystem::path& file) {
-    const FileSource source(file);
-    if (source.size() > max_checkpoint_json_bytes) {
-        throw FileFormatError(file, "is " + std::to_string(source.size()) + " bytes; a checkpoint's JSON files are read "
-                                    "only up to " + std::to_string(max_checkpoint_json_bytes) + " bytes");
-    }
-    std::string text(static_cast<std::size_t>(source.size()), '\0');
-    source.read(0, source.size(), reinterpret_cast<std::byte*>(text.data()));
-    return text;
-}
-
-/// One object being parsed: the key it sits under (for messages) and the keys seen in it so far.
-struct OpenObject {
-    std::string under;
-    std::set<std::string> keys;
-};
-
-/// text parsed as JSON; FileFormatError naming file when it is not JSON, nests deeper than the bound, or
-/// repeats a key within one object (JSON parsers disagree on which copy wins, so neither is guessed).
-Json parse_json(std::string_view text, const std::filesystem::path& file) {
-    std::vector<OpenObject> open;
-    std::string last_key;
-    const auto check = [&](int depth, Json::parse_event_t event, Json& parsed) {
-        if (depth > max_checkpoint_json_depth) {
-            throw FileFormatError(file, "nests deeper than " + std::to_string(max_checkpoint_json_depth) + " levels");
-        }
-        if (event == Json::parse_event_t::object_start) {
-            open.push_back({open.empty() ? std::string() : last_key, {}});
-        } else if (event == Json::parse_event_t::object_end) {
-            // Back in the parent, whose current key is the one the closed object sat under.
-            last_key = std::move(open.back().under);
-            open.pop_back();
-        } else if (event == Json::parse_event_t::key) {
-            last_key = parsed.get<std::string>();
-            if (!open.back().keys.insert(last_key).second) {
-                throw FileFormatError(file, "has key " + json_quoted(last_key) + " twice in " +
-                                                (open.back().under.empty() ? std::string("the top-level object")
-                                                                           : json_quoted(open.back().under)));
-            }
-        }
-        return true;
-    };
-    try {
-        return Json::parse(text.begin(), text.end(), check);
-    } catch (const Json::exception& error) {
-        throw FileFormatError(file, std::string("is not valid JSON: ") + error.what());
-    }
+/// The whole of file, a JSON file of the checkpoint, refused unread above the JSON policy's size cap.
+std::string read_checkpoint_json(const std::filesystem::path& file) {
+    return read_json_text(FileSource(file), file.filename().string());
 }
 
 /// object[key] as a bool; nullopt when absent; FileFormatError naming field when it is anything but a bool.
@@ -117,7 +68,7 @@ void check_shard_name(const std::string& shard, const std::string& tensor, const
 }  // namespace
 
 CheckpointConfig parse_config(std::string_view text, const std::filesystem::path& file) {
-    const Json config = parse_json(text, file);
+    const Json config = parse_checkpoint_json(text, file);
     if (!config.is_object()) throw FileFormatError(file, "is " + excerpt(config) + ", not a JSON object");
     // Composite models (text and vision) keep the language model's settings in text_config, which is where
     // transformers reads them from (get_text_config); the top level is the fallback.
@@ -160,7 +111,7 @@ CheckpointConfig parse_config(std::string_view text, const std::filesystem::path
 
 std::vector<std::pair<std::string, std::string>> parse_index(std::string_view text,
                                                              const std::filesystem::path& file) {
-    const Json index = parse_json(text, file);
+    const Json index = parse_checkpoint_json(text, file);
     if (!index.is_object()) throw FileFormatError(file, "is " + excerpt(index) + ", not a JSON object");
     const auto found = index.find("weight_map");
     if (found == index.end()) {
@@ -187,7 +138,7 @@ Checkpoint open_checkpoint(const std::filesystem::path& directory) {
     Checkpoint checkpoint;
     checkpoint.config_file = directory / "config.json";
     if (std::filesystem::exists(checkpoint.config_file)) {
-        checkpoint.config = parse_config(read_json_file(checkpoint.config_file), checkpoint.config_file);
+        checkpoint.config = parse_config(read_checkpoint_json(checkpoint.config_file), checkpoint.config_file);
     }
     const std::filesystem::path single = directory / "model.safetensors";
     const std::filesystem::path index = directory / "model.safetensors.index.json";
@@ -205,12 +156,12 @@ Checkpoint open_checkpoint(const std::filesystem::path& directory) {
         checkpoint.shards.push_back(std::make_unique<ParsedFile>(single, parse_safetensors));
         return checkpoint;
     }
-    const auto weight_map = parse_index(read_json_file(index), index);
+    const auto weight_map = parse_index(read_checkpoint_json(index), index);
     std::map<std::string, std::vector<std::string>> tensors_of_shard;  // sorted: the shards in name order
     std::unordered_map<std::string, std::string> shard_of_tensor;
     for (const auto& [tensor, shard] : weight_map) {
         tensors_of_shard[shard].push_back(tensor);
-        shard_of_tensor.emplace(tensor, shard);  // parse_json refused a tensor named twice
+        shard_of_tensor.emplace(tensor, shard);  // the JSON reader refused a tensor named twice
     }
     for (const auto& [shard, tensors] : tensors_of_shard) {
         const std::filesystem::path file = directory / shard;

@@ -19,12 +19,6 @@
 
 namespace embed::io {
 
-/// config.json and the index are read whole and parsed in memory (several times their size); the index of a
-/// model with a hundred thousand tensors is under 10 MiB.
-constexpr std::uint64_t max_checkpoint_json_bytes = std::uint64_t{32} << 20;
-/// Real configs nest a handful of levels (text_config, rope_scaling); a hostile file could nest millions.
-constexpr int max_checkpoint_json_depth = 64;
-
 /// What config.json says that the table readers use; nullopt where it does not say.
 struct CheckpointConfig {
     /// tie_word_embeddings, read from text_config when that holds it, else from the top level.

@@ -45,23 +45,10 @@ T load_uint(const std::byte* p, bool big_endian) {
     return value;
 }
 
-/// Bytes per element for the element types stored one value per element.
-std::uint64_t element_bytes(ElementType type) {
-    switch (type) {
-        case ElementType::f64: return 8;
-        case ElementType::f32: return 4;
-        case ElementType::f16:
-        case ElementType::bf16: return 2;
-        default: break;  // quantised, or other
-    }
-    return 0;
-}
-
 /// Whether every value of element type `type` is an Out, so converting loses nothing: double holds them all,
 /// float32 all but float64's (a quantised type's value is what ggml computes in float32), bfloat16 only its own.
 template <class Out>
 constexpr bool holds_exactly(ElementType type) {
-    if (type == ElementType::other) return false;
     if constexpr (std::is_same_v<Out, double>) return true;
     if constexpr (std::is_same_v<Out, float>) return type != ElementType::f64;
     return type == ElementType::bf16;
@@ -125,7 +112,7 @@ std::string exact_sources() {
 template <class Out>
 void convert_elements(const TensorEntry& entry, const std::byte* p, std::uint64_t count, Out* out) {
     const bool big = entry.big_endian;
-    switch (entry.type) {
+    switch (*entry.type) {
         case ElementType::f64:
             if constexpr (holds_exactly<Out>(ElementType::f64)) {
                 for (std::uint64_t i = 0; i < count; ++i) out[i] = std::bit_cast<double>(load_uint<std::uint64_t>(p + 8 * i, big));
@@ -148,7 +135,7 @@ void convert_elements(const TensorEntry& entry, const std::byte* p, std::uint64_
         case ElementType::bf16:
             for (std::uint64_t i = 0; i < count; ++i) out[i] = from_bfloat16_bits<Out>(load_uint<std::uint16_t>(p + 2 * i, big));
             break;
-        default: break;  // quantised, or other
+        default: break;  // quantised
     }
 }
 
@@ -159,32 +146,32 @@ void convert_quantised(ElementType type, const std::byte* blocks, std::uint64_t 
     if constexpr (std::is_same_v<Out, float>) {
         dequantise(type, blocks, count, out);
     } else if constexpr (std::is_same_v<Out, double>) {
-        const BlockLayout layout = block_layout(type);
+        const auto values = static_cast<std::uint64_t>(block_values(type));
+        const auto bytes = static_cast<std::uint64_t>(block_bytes(type));
         float piece[widen_piece];
         for (std::uint64_t at = 0; at < count; at += widen_piece) {
             const std::uint64_t n = std::min(widen_piece, count - at);
-            dequantise(type, blocks + at / layout.values * layout.bytes, n, piece);
+            dequantise(type, blocks + at / values * bytes, n, piece);
             for (std::uint64_t i = 0; i < n; ++i) out[at + i] = static_cast<double>(piece[i]);
         }
     }
 }
 
 /// The byte range elements [first, first + count) occupy in the file: its offset and size. For a quantised
-/// type first and count are whole blocks (rows are, and chunks are multiples of every block).
+/// type first and count are whole blocks (rows are, and chunks are multiples of every block); any other
+/// type's block is one value.
 std::pair<std::uint64_t, std::uint64_t> element_range(const TensorEntry& entry, std::uint64_t first,
                                                       std::uint64_t count) {
-    if (const BlockLayout layout = block_layout(entry.type); layout.values != 0) {
-        return {entry.offset + first / layout.values * layout.bytes, count / layout.values * layout.bytes};
-    }
-    const std::uint64_t width = element_bytes(entry.type);
-    return {entry.offset + first * width, count * width};
+    const auto values = static_cast<std::uint64_t>(block_values(*entry.type));
+    const auto bytes = static_cast<std::uint64_t>(block_bytes(*entry.type));
+    return {entry.offset + first / values * bytes, count / values * bytes};
 }
 
 /// count elements of entry, their bytes at raw, converted into out.
 template <class Out>
 void convert(const TensorEntry& entry, const std::byte* raw, std::uint64_t count, Out* out) {
-    if (is_quantised(entry.type)) {
-        convert_quantised(entry.type, raw, count, out);
+    if (is_quantised(*entry.type)) {
+        convert_quantised(*entry.type, raw, count, out);
     } else {
         convert_elements(entry, raw, count, out);
     }
@@ -225,15 +212,15 @@ void require_loadable(const TensorEntry& entry, const ByteSource& source) {
         throw FileFormatError(file, "tensor '" + entry.name + "' has " + std::to_string(entry.shape.size()) +
                                         " dimensions; a table needs 2");
     }
-    if (entry.type == ElementType::other) {
+    if (!entry.type) {
         throw FileFormatError(file, "tensor '" + entry.name + "' has dtype " + entry.dtype +
                                         "; supported: float64, float32, float16, bfloat16, " + quantised_names);
     }
     // Every row takes at least a byte, and so does every column but in the quantised types, where a row of d
     // values takes d / block values blocks: at most that many blocks fit.
-    const BlockLayout layout = block_layout(entry.type);
-    const std::uint64_t most_columns =
-        layout.values == 0 ? source.size() : source.size() / layout.bytes * layout.values;
+    const auto values = static_cast<std::uint64_t>(block_values(*entry.type));
+    const auto bytes = static_cast<std::uint64_t>(block_bytes(*entry.type));
+    const std::uint64_t most_columns = is_quantised(*entry.type) ? source.size() / bytes * values : source.size();
     for (std::size_t i = 0; i < entry.shape.size(); ++i) {
         if (static_cast<std::uint64_t>(entry.shape[i]) > (i == 0 ? source.size() : most_columns)) {
             throw FileFormatError(file, "tensor '" + entry.name + "' has shape " + shape_text(entry.shape) +
@@ -241,7 +228,7 @@ void require_loadable(const TensorEntry& entry, const ByteSource& source) {
                                             " bytes");
         }
     }
-    if (!holds_exactly<Out>(entry.type)) {
+    if (!holds_exactly<Out>(*entry.type)) {
         throw FileFormatError(file, "tensor '" + entry.name + "' has dtype " + entry.dtype + ", which a " +
                                         precision_name<Out>() + " table cannot hold exactly; " +
                                         precision_name<Out>() + " reads " + exact_sources<Out>() +
@@ -252,7 +239,7 @@ void require_loadable(const TensorEntry& entry, const ByteSource& source) {
 }  // namespace
 
 bool is_loadable(const TensorEntry& entry) {
-    return entry.shape.size() == 2 && entry.type != ElementType::other;
+    return entry.shape.size() == 2 && entry.type.has_value();
 }
 
 template <class Out>

@@ -238,56 +238,33 @@ void q6_k_block(Bytes b, float* y) {
     }
 }
 
-/// Decodes count values of blocks laid out as layout, one block at a time with decode_block.
+/// Decodes count values of type's blocks, one block at a time with decode_block.
 template <void (*decode_block)(Bytes, float*)>
-void each_block(BlockLayout layout, const std::byte* blocks, std::uint64_t count, float* out) {
+void each_block(ElementType type, const std::byte* blocks, std::uint64_t count, float* out) {
+    const auto values = static_cast<std::uint64_t>(block_values(type));
+    const auto bytes = static_cast<std::size_t>(block_bytes(type));
     const auto* b = reinterpret_cast<Bytes>(blocks);
-    for (std::uint64_t at = 0; at < count; at += layout.values, b += layout.bytes) decode_block(b, out + at);
+    for (std::uint64_t at = 0; at < count; at += values, b += bytes) decode_block(b, out + at);
 }
 
 }  // namespace
 
-bool is_quantised(ElementType type) { return block_layout(type).values != 0; }
-
-BlockLayout block_layout(ElementType type) {
-    switch (type) {
-        case ElementType::q4_0: return {32, 18};
-        case ElementType::q4_1: return {32, 20};
-        case ElementType::q5_0: return {32, 22};
-        case ElementType::q5_1: return {32, 24};
-        case ElementType::q8_0: return {32, 34};
-        case ElementType::q2_k: return {256, 84};
-        case ElementType::q3_k: return {256, 110};
-        case ElementType::q4_k: return {256, 144};
-        case ElementType::q5_k: return {256, 176};
-        case ElementType::q6_k: return {256, 210};
-        case ElementType::f64:
-        case ElementType::f32:
-        case ElementType::f16:
-        case ElementType::bf16:
-        case ElementType::other: break;
-    }
-    return {};
-}
-
 void dequantise(ElementType type, const std::byte* blocks, std::uint64_t count, float* out) {
-    const BlockLayout layout = block_layout(type);
     switch (type) {
-        case ElementType::q4_0: return each_block<q4_0_block>(layout, blocks, count, out);
-        case ElementType::q4_1: return each_block<q4_1_block>(layout, blocks, count, out);
-        case ElementType::q5_0: return each_block<q5_0_block>(layout, blocks, count, out);
-        case ElementType::q5_1: return each_block<q5_1_block>(layout, blocks, count, out);
-        case ElementType::q8_0: return each_block<q8_0_block>(layout, blocks, count, out);
-        case ElementType::q2_k: return each_block<q2_k_block>(layout, blocks, count, out);
-        case ElementType::q3_k: return each_block<q3_k_block>(layout, blocks, count, out);
-        case ElementType::q4_k: return each_block<q4_k_block>(layout, blocks, count, out);
-        case ElementType::q5_k: return each_block<q5_k_block>(layout, blocks, count, out);
-        case ElementType::q6_k: return each_block<q6_k_block>(layout, blocks, count, out);
+        case ElementType::q4_0: return each_block<q4_0_block>(type, blocks, count, out);
+        case ElementType::q4_1: return each_block<q4_1_block>(type, blocks, count, out);
+        case ElementType::q5_0: return each_block<q5_0_block>(type, blocks, count, out);
+        case ElementType::q5_1: return each_block<q5_1_block>(type, blocks, count, out);
+        case ElementType::q8_0: return each_block<q8_0_block>(type, blocks, count, out);
+        case ElementType::q2_k: return each_block<q2_k_block>(type, blocks, count, out);
+        case ElementType::q3_k: return each_block<q3_k_block>(type, blocks, count, out);
+        case ElementType::q4_k: return each_block<q4_k_block>(type, blocks, count, out);
+        case ElementType::q5_k: return each_block<q5_k_block>(type, blocks, count, out);
+        case ElementType::q6_k: return each_block<q6_k_block>(type, blocks, count, out);
         case ElementType::f64:
         case ElementType::f32:
         case ElementType::f16:
-        case ElementType::bf16:
-        case ElementType::other: break;
+        case ElementType::bf16: break;
     }
 }
 

@@ -8,29 +8,27 @@
 // fuzz targets.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "embed/element_type.hpp"
 #include "embed/io.hpp"
 #include "embed/types.hpp"
 #include "io/byte_source.hpp"
 
 namespace embed::io {
 
-/// The element types the decoder converts: IEEE and bfloat16 values stored one per element, then ggml's
-/// block-quantised types (lib/io/dequantise.hpp); `other` is listed but never loaded.
-enum class ElementType { f64, f32, f16, bf16, q4_0, q4_1, q5_0, q5_1, q8_0, q2_k, q3_k, q4_k, q5_k, q6_k, other };
-
 /// One tensor, checked: its byte range lies inside the file and matches shape x element size.
 struct TensorEntry {
     std::string name;                  ///< "" for a .npy
     std::string dtype;                 ///< the file's own spelling, for messages and listings
     std::vector<std::int64_t> shape;   ///< outermost first
-    ElementType type = ElementType::other;
+    std::optional<ElementType> type;   ///< the type the decoder reads it as; empty: listed, never loaded
     bool big_endian = false;           ///< only .npy can say so
     bool fortran_order = false;        ///< only .npy: column-major data
     std::uint64_t offset = 0;          ///< absolute offset of the first byte in the file
-    std::uint64_t size = 0;            ///< bytes; 0 when the element type's size is unknown (type other)
+    std::uint64_t size = 0;            ///< bytes; 0 when the element type's size is unknown (a removed ggml type)
 };
 
 /// What a parser found in a file.

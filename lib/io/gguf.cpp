@@ -41,57 +41,63 @@ std::uint64_t value_bytes(std::uint32_t type) {
 /// A ggml tensor type: its name, how many values a block holds, and a block's bytes (0: size unknown here).
 struct GgmlType {
     std::string name;
-    ElementType element = ElementType::other;
+    std::optional<ElementType> element;  ///< empty: a type the decoder does not read
     std::uint64_t block_values = 1;
     std::uint64_t block_bytes = 0;
 };
+
+/// A ggml type the decoder reads: its block facts are the library's (element_type.hpp).
+GgmlType readable(std::string name, ElementType type) {
+    return {std::move(name), type, static_cast<std::uint64_t>(block_values(type)),
+            static_cast<std::uint64_t>(block_bytes(type))};
+}
 
 /// Every ggml type id the format defines: its name, and for those with a layout their block's values and
 /// bytes, so every such tensor's byte range is checked. Ids ggml removed keep their name with size 0 (their
 /// range is only checked to start inside the data section); ids ggml never had are "ggml type N".
 GgmlType ggml_type(std::uint32_t id) {
     switch (id) {
-        case 0: return {"F32", ElementType::f32, 1, 4};
-        case 1: return {"F16", ElementType::f16, 1, 2};
-        case 2: return {"Q4_0", ElementType::q4_0, 32, 18};
-        case 3: return {"Q4_1", ElementType::q4_1, 32, 20};
-        case 4: return {"Q4_2", ElementType::other, 1, 0};  // removed from ggml
-        case 5: return {"Q4_3", ElementType::other, 1, 0};  // removed from ggml
-        case 6: return {"Q5_0", ElementType::q5_0, 32, 22};
-        case 7: return {"Q5_1", ElementType::q5_1, 32, 24};
-        case 8: return {"Q8_0", ElementType::q8_0, 32, 34};
-        case 9: return {"Q8_1", ElementType::other, 32, 36};
-        case 10: return {"Q2_K", ElementType::q2_k, 256, 84};
-        case 11: return {"Q3_K", ElementType::q3_k, 256, 110};
-        case 12: return {"Q4_K", ElementType::q4_k, 256, 144};
-        case 13: return {"Q5_K", ElementType::q5_k, 256, 176};
-        case 14: return {"Q6_K", ElementType::q6_k, 256, 210};
-        case 15: return {"Q8_K", ElementType::other, 256, 292};
-        case 16: return {"IQ2_XXS", ElementType::other, 256, 66};
-        case 17: return {"IQ2_XS", ElementType::other, 256, 74};
-        case 18: return {"IQ3_XXS", ElementType::other, 256, 98};
-        case 19: return {"IQ1_S", ElementType::other, 256, 50};
-        case 20: return {"IQ4_NL", ElementType::other, 32, 18};
-        case 21: return {"IQ3_S", ElementType::other, 256, 110};
-        case 22: return {"IQ2_S", ElementType::other, 256, 82};
-        case 23: return {"IQ4_XS", ElementType::other, 256, 136};
-        case 24: return {"I8", ElementType::other, 1, 1};
-        case 25: return {"I16", ElementType::other, 1, 2};
-        case 26: return {"I32", ElementType::other, 1, 4};
-        case 27: return {"I64", ElementType::other, 1, 8};
-        case 28: return {"F64", ElementType::f64, 1, 8};
-        case 29: return {"IQ1_M", ElementType::other, 256, 56};
-        case 30: return {"BF16", ElementType::bf16, 1, 2};
-        case 31: return {"Q4_0_4_4", ElementType::other, 1, 0};  // removed from ggml
-        case 32: return {"Q4_0_4_8", ElementType::other, 1, 0};  // removed from ggml
-        case 33: return {"Q4_0_8_8", ElementType::other, 1, 0};  // removed from ggml
-        case 34: return {"TQ1_0", ElementType::other, 256, 54};
-        case 35: return {"TQ2_0", ElementType::other, 256, 66};
-        case 36: return {"IQ4_NL_4_4", ElementType::other, 1, 0};  // removed from ggml
-        case 37: return {"IQ4_NL_4_8", ElementType::other, 1, 0};  // removed from ggml
-        case 38: return {"IQ4_NL_8_8", ElementType::other, 1, 0};  // removed from ggml
-        case 39: return {"MXFP4", ElementType::other, 32, 17};
-        default: return {"ggml type " + std::to_string(id), ElementType::other, 1, 0};
+        case 0: return readable("F32", ElementType::f32);
+        case 1: return readable("F16", ElementType::f16);
+        case 2: return readable("Q4_0", ElementType::q4_0);
+        case 3: return readable("Q4_1", ElementType::q4_1);
+        case 4: return {"Q4_2", std::nullopt, 1, 0};  // removed from ggml
+        case 5: return {"Q4_3", std::nullopt, 1, 0};  // removed from ggml
+        case 6: return readable("Q5_0", ElementType::q5_0);
+        case 7: return readable("Q5_1", ElementType::q5_1);
+        case 8: return readable("Q8_0", ElementType::q8_0);
+        case 9: return {"Q8_1", std::nullopt, 32, 36};
+        case 10: return readable("Q2_K", ElementType::q2_k);
+        case 11: return readable("Q3_K", ElementType::q3_k);
+        case 12: return readable("Q4_K", ElementType::q4_k);
+        case 13: return readable("Q5_K", ElementType::q5_k);
+        case 14: return readable("Q6_K", ElementType::q6_k);
+        case 15: return {"Q8_K", std::nullopt, 256, 292};
+        case 16: return {"IQ2_XXS", std::nullopt, 256, 66};
+        case 17: return {"IQ2_XS", std::nullopt, 256, 74};
+        case 18: return {"IQ3_XXS", std::nullopt, 256, 98};
+        case 19: return {"IQ1_S", std::nullopt, 256, 50};
+        case 20: return {"IQ4_NL", std::nullopt, 32, 18};
+        case 21: return {"IQ3_S", std::nullopt, 256, 110};
+        case 22: return {"IQ2_S", std::nullopt, 256, 82};
+        case 23: return {"IQ4_XS", std::nullopt, 256, 136};
+        case 24: return {"I8", std::nullopt, 1, 1};
+        case 25: return {"I16", std::nullopt, 1, 2};
+        case 26: return {"I32", std::nullopt, 1, 4};
+        case 27: return {"I64", std::nullopt, 1, 8};
+        case 28: return readable("F64", ElementType::f64);
+        case 29: return {"IQ1_M", std::nullopt, 256, 56};
+        case 30: return readable("BF16", ElementType::bf16);
+        case 31: return {"Q4_0_4_4", std::nullopt, 1, 0};  // removed from ggml
+        case 32: return {"Q4_0_4_8", std::nullopt, 1, 0};  // removed from ggml
+        case 33: return {"Q4_0_8_8", std::nullopt, 1, 0};  // removed from ggml
+        case 34: return {"TQ1_0", std::nullopt, 256, 54};
+        case 35: return {"TQ2_0", std::nullopt, 256, 66};
+        case 36: return {"IQ4_NL_4_4", std::nullopt, 1, 0};  // removed from ggml
+        case 37: return {"IQ4_NL_4_8", std::nullopt, 1, 0};  // removed from ggml
+        case 38: return {"IQ4_NL_8_8", std::nullopt, 1, 0};  // removed from ggml
+        case 39: return {"MXFP4", std::nullopt, 32, 17};
+        default: return {"ggml type " + std::to_string(id), std::nullopt, 1, 0};
     }
 }
 

@@ -229,13 +229,12 @@ TableBF16 load_table_bf16(const std::filesystem::path& file, std::string_view te
 StoredTable load_stored_table(const std::filesystem::path& file, std::string_view tensor) {
     const io::Opened opened(file);
     const io::Located& chosen = io::choose(opened, tensor);
-    switch (chosen.entry->type) {
-        case io::ElementType::bf16: return io::decode<Eigen::bfloat16>(chosen);
-        case io::ElementType::f64:
-        case io::ElementType::other: break;
-        default: return io::decode<float>(chosen);  // float32, float16 and the quantised types
-    }
-    return io::decode<double>(chosen);  // float64, or the double decoder's error for a dtype it cannot read
+    const std::optional<ElementType> type = chosen.entry->type;
+    if (type == ElementType::bf16) return io::decode<Eigen::bfloat16>(chosen);
+    // float32, float16 and the quantised types as float32; float64, or a dtype the decoders cannot read (whose
+    // error the double decoder gives), as double.
+    if (type && type != ElementType::f64) return io::decode<float>(chosen);
+    return io::decode<double>(chosen);
 }
 
 std::vector<TensorInfo> list_tensors(const std::filesystem::path& file) {
@@ -243,7 +242,7 @@ std::vector<TensorInfo> list_tensors(const std::filesystem::path& file) {
     std::vector<TensorInfo> infos;
     for (const io::Located& each : opened.tensors) {
         const io::TensorEntry& entry = *each.entry;
-        infos.push_back(TensorInfo{entry.name, entry.dtype, entry.shape, io::is_loadable(entry)});
+        infos.push_back(TensorInfo{entry.name, entry.dtype, entry.shape, io::is_loadable(entry), entry.type});
     }
     return infos;
 }

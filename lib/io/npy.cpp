@@ -216,7 +216,7 @@ Contents parse_npy(const ByteSource& source) {
                     " dimensions; a table needs 2");
     }
     const std::uint64_t count = element_count(entry.shape, "the npy array", file);
-    const std::uint64_t width = entry.type == ElementType::f64 ? 8 : entry.type == ElementType::f32 ? 4 : 2;
+    const auto width = static_cast<std::uint64_t>(block_bytes(*entry.type));
     entry.size = byte_count(count, width, "the npy array", entry.shape, file);
     entry.offset = reader.position();
     if (entry.size != reader.remaining()) {

@@ -11,47 +11,36 @@
 
 #include <algorithm>
 #include <limits>
-#include <set>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "io/byte_reader.hpp"
 #include "io/formats.hpp"
+#include "io/json_reading.hpp"
 #include "io/sizes.hpp"
 
 namespace embed::io {
 namespace {
 
-/// The reference implementation's cap on the header: a hostile length cannot make us parse more.
-constexpr std::uint64_t max_header_bytes = 100'000'000;
-/// A real header nests three levels (header, tensor, shape); a hostile one could nest millions, which
-/// costs the parser gigabytes and minutes before it could be refused.
-constexpr int max_header_depth = 8;
 /// A tensor's rank; far above any real one, and it keeps a hostile shape array from being copied whole.
 constexpr std::size_t max_dimensions = 64;
 
-/// Element type and bytes per element of a safetensors dtype; FileFormatError for names it does not define.
-std::pair<ElementType, std::uint64_t> dtype_of(const std::string& dtype, const std::string& tensor,
-                                               const std::filesystem::path& file) {
-    if (dtype == "F64") return {ElementType::f64, 8};
-    if (dtype == "F32") return {ElementType::f32, 4};
-    if (dtype == "F16") return {ElementType::f16, 2};
-    if (dtype == "BF16") return {ElementType::bf16, 2};
+/// Element type (empty for one the decoder does not read) and bytes per element of a safetensors dtype;
+/// FileFormatError for names it does not define.
+std::pair<std::optional<ElementType>, std::uint64_t> dtype_of(const std::string& dtype, const std::string& tensor,
+                                                              const std::filesystem::path& file) {
+    static constexpr std::pair<std::string_view, ElementType> readable[] = {
+        {"F64", ElementType::f64}, {"F32", ElementType::f32}, {"F16", ElementType::f16}, {"BF16", ElementType::bf16}};
+    for (const auto& [name, type] : readable) {
+        if (dtype == name) return {type, static_cast<std::uint64_t>(block_bytes(type))};
+    }
     // Types safetensors defines but a table never comes in: listed, never loaded.
-    if (dtype == "I64" || dtype == "U64") return {ElementType::other, 8};
-    if (dtype == "I32" || dtype == "U32") return {ElementType::other, 4};
-    if (dtype == "I16" || dtype == "U16") return {ElementType::other, 2};
+    if (dtype == "I64" || dtype == "U64") return {std::nullopt, 8};
+    if (dtype == "I32" || dtype == "U32") return {std::nullopt, 4};
+    if (dtype == "I16" || dtype == "U16") return {std::nullopt, 2};
     if (dtype == "I8" || dtype == "U8" || dtype == "BOOL" || dtype == "F8_E5M2" || dtype == "F8_E4M3") {
-        return {ElementType::other, 1};
+        return {std::nullopt, 1};
     }
     throw FileFormatError(file, "tensor '" + tensor + "' has unknown dtype '" + dtype + "'");
-}
-
-/// value as JSON text for a message, cut at 80 characters (a hostile value can be megabytes long).
-std::string excerpt(const nlohmann::json& value) {
-    const std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    return text.size() <= 80 ? text : text.substr(0, 80) + "...";
 }
 
 /// A JSON number that is a non-negative integer below 2^63, or FileFormatError naming the field.
@@ -143,42 +132,30 @@ Contents parse_safetensors(const ByteSource& source) {
     const std::filesystem::path& file = source.path();
     ByteReader reader(source);
     const std::uint64_t header_length = reader.u64("safetensors header length");
-    if (header_length > max_header_bytes) {
-        reader.fail("safetensors header length " + std::to_string(header_length) + " is above the limit of " +
-                    std::to_string(max_header_bytes) + " bytes");
+    constexpr std::string_view what = "safetensors header";
+    if (header_length > max_json_bytes) {
+        // Refused before the header is read, as parse_json would refuse it once read.
+        reader.fail(std::string(what) + " has " + std::to_string(header_length) + " bytes, above the limit of " +
+                    std::to_string(max_json_bytes) + " bytes for any JSON read");
     }
     const Bytes header_bytes = reader.take(header_length, "safetensors header");
-    const auto* text = reinterpret_cast<const char*>(header_bytes.data());
-    nlohmann::json header;
+    const std::string_view text(reinterpret_cast<const char*>(header_bytes.data()), header_bytes.size());
     // The top-level keys as the header writes them. (nlohmann::ordered_json would keep them too, but finds
     // each key by a linear search while parsing: quadratic in a hostile header's millions of keys.)
     std::vector<std::string> key_order;
-    try {
-        // The callback sees each value as it starts; refusing deep nesting there stops the parse early.
-        const auto watch = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-            if (depth > max_header_depth) {
-                reader.fail("safetensors header nests deeper than " + std::to_string(max_header_depth) + " levels");
-            }
-            if (depth == 1 && event == nlohmann::json::parse_event_t::key) {
-                key_order.push_back(parsed.get<std::string>());
-            }
-            return true;
-        };
-        header = nlohmann::json::parse(text, text + header_bytes.size(), watch);
-    } catch (const nlohmann::json::exception& error) {
-        reader.fail(std::string("safetensors header is not valid JSON: ") + error.what());
-    }
+    const JsonFilter<nlohmann::json> watch = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+        if (depth == 1 && event == nlohmann::json::parse_event_t::key) key_order.push_back(parsed.get<std::string>());
+        return true;
+    };
+    const nlohmann::json header = parse_json(text, file, what, watch);
     if (!header.is_object()) {
         reader.fail("safetensors header is " + std::string(header.type_name()) + ", not a JSON object");
     }
     const std::uint64_t data_start = reader.position();
     const std::uint64_t data_size = reader.remaining();
     Contents contents;
-    // A key the header repeats holds its last value (as the parser keeps it) at its first place.
-    std::set<std::string_view> listed;
-    for (const std::string& name : key_order) {
+    for (const std::string& name : key_order) {  // each once: the JSON reader refused a repeated key
         if (name == "__metadata__") continue;  // free-form strings; nothing a table needs
-        if (!listed.insert(name).second) continue;
         contents.tensors.push_back(entry_of(name, header.at(name), data_start, data_size, file));
     }
     require_tiling(contents.tensors, data_start, data_size, file);

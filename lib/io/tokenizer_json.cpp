@@ -14,19 +14,19 @@
 // The model's unknown token (unk_token, or Unigram's unk_id) has type unknown;
 // under the sentencepiece reading, a vocab token "<0xNN>" has type byte.
 //
-// The file is hostile: at most max_file_bytes, nested at most max_depth deep
-// (refused while parsing, before the parser builds anything deeper), every id
-// a non-negative integer below a quarter of the file's size (a real vocabulary
-// spends at least five bytes per token, `"x":0,`, so its ids, holes included,
-// stay below that, while a few bytes cannot make it allocate millions of ids).
+// The file is hostile: it is read under the one JSON policy (json_reading.hpp),
+// and its id space may have at most as many holes as the file has tokens, plus
+// max_spare_holes: every id lies below 2 x (entries of model.vocab and
+// added_tokens) + max_spare_holes. So the memory a vocabulary takes is bounded
+// by a small multiple of the file's size, where one token named with id
+// 33,554,000 would otherwise make 33.5 million empty strings.
 
 #include <algorithm>
 #include <limits>
 #include <map>
 
-#include <nlohmann/json.hpp>
-
-#include "io/byte_reader.hpp"
+#include "embed/io.hpp"
+#include "io/json_reading.hpp"
 #include "io/vocabulary_files.hpp"
 
 namespace embed::io {
@@ -34,19 +34,9 @@ namespace {
 
 using Json = nlohmann::json;
 
-/// Several times the largest tokenizer.json files published (tens of MB).
-constexpr std::uint64_t max_file_bytes = std::uint64_t{128} << 20;
-/// A real file nests about six levels (post_processor.special_tokens.<name>.ids[i]).
-constexpr int max_depth = 32;
-
-/// value as JSON text for a message, cut at about 80 bytes on a character boundary.
-std::string excerpt(const Json& value) {
-    std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
-    if (text.size() <= 80) return text;
-    std::size_t cut = 80;
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-    return text.substr(0, cut) + "...";
-}
+/// Holes allowed beyond one per token: real files have none, or a few between the model's vocab and the
+/// added tokens.
+constexpr Index max_spare_holes = 1024;
 
 /// "model.vocab[\"Ġking\"]": a field named by an object key, the key as JSON text.
 std::string keyed(const std::string& field, const std::string& key) { return field + "[" + excerpt(Json(key)) + "]"; }
@@ -54,36 +44,21 @@ std::string keyed(const std::string& field, const std::string& key) { return fie
 /// The file's top-level object with only what a vocabulary needs: the other top-level keys (normalizer,
 /// pre_tokenizer, post_processor, ...) and model.merges are dropped while parsing, so they cost no memory.
 Json parse_kept_parts(const ByteSource& source) {
-    const std::filesystem::path& file = source.path();
-    if (source.size() > max_file_bytes) {
-        throw FileFormatError(file, "tokenizer.json has " + std::to_string(source.size()) +
-                                        " bytes, above the limit of " + std::to_string(max_file_bytes));
-    }
-    std::string text(static_cast<std::size_t>(source.size()), '\0');
-    source.read(0, text.size(), reinterpret_cast<std::byte*>(text.data()));
     std::vector<std::string> path;  // the keys leading to the value being parsed
-    const auto keep = [&](int depth, Json::parse_event_t event, Json& parsed) {
-        if (depth > max_depth) {
-            throw FileFormatError(file, "tokenizer.json nests deeper than " + std::to_string(max_depth) + " levels");
-        }
+    const JsonFilter<Json> keep = [&](int depth, Json::parse_event_t event, Json& parsed) {
         if (event != Json::parse_event_t::key || depth > 2) return true;  // only keys at depth 1 and 2 are dropped
         path.resize(static_cast<std::size_t>(depth));
         path.back() = parsed.get<std::string>();
         if (depth == 1) return path[0] == "model" || path[0] == "added_tokens" || path[0] == "decoder";
         return !(depth == 2 && path[0] == "model" && path[1] == "merges");
     };
-    try {
-        return Json::parse(text, keep);
-    } catch (const Json::exception& error) {
-        throw FileFormatError(file, std::string("tokenizer.json is not valid JSON: ") + error.what());
-    }
+    return read_json<Json>(source, "tokenizer.json", keep);
 }
 
 /// Reads one tokenizer.json's vocabulary; every error names the file, the field and the value.
 class TokenizerJson {
 public:
-    TokenizerJson(const Json& root, const std::filesystem::path& file, std::uint64_t file_bytes)
-        : root_(root), file_(file), id_limit_(static_cast<Index>(file_bytes / 4)) {}
+    TokenizerJson(const Json& root, const std::filesystem::path& file) : root_(root), file_(file) {}
 
     Vocabulary read() {
         if (!root_.is_object()) fail("tokenizer.json is " + excerpt(root_) + ", not a JSON object");
@@ -91,6 +66,7 @@ public:
         if (!root_.contains("model")) fail("has no vocabulary: no \"model\"");
         const Json& model = root_["model"];
         if (!model.is_object()) fail("model is " + excerpt(model) + ", not an object");
+        id_limit_ = 2 * entries(model) + max_spare_holes;
         read_model_vocab(model);
         const std::vector<Index> unknown = unknown_ids(model);
         read_added_tokens();
@@ -160,6 +136,18 @@ private:
 
     // --- the ids -----------------------------------------------------------------------------------
 
+    /// How many tokens the file names at most: model.vocab's entries and added_tokens'.
+    Index entries(const Json& model) const {
+        std::size_t count = 0;
+        if (const auto vocab = model.find("vocab"); vocab != model.end() && (vocab->is_object() || vocab->is_array())) {
+            count += vocab->size();
+        }
+        if (const auto added = root_.find("added_tokens"); added != root_.end() && added->is_array()) {
+            count += added->size();
+        }
+        return static_cast<Index>(count);
+    }
+
     /// value as an id: an integer in [0, id_limit_), else FileFormatError naming field and value.
     Index id_of(const Json& value, const std::string& field) const {
         const bool integer = value.is_number_integer();  // true for unsigned too; false for 3.0 and 1e3
@@ -168,7 +156,8 @@ private:
         }
         if (!integer || value.get<std::uint64_t>() >= static_cast<std::uint64_t>(id_limit_)) {
             fail(field + " is " + excerpt(value) + "; expected an integer id in [0, " + std::to_string(id_limit_) +
-                 ") (ids stay below a quarter of the file's size in bytes)");
+                 ") (the id space may have at most as many holes as the file has tokens, plus " +
+                 std::to_string(max_spare_holes) + ")");
         }
         return static_cast<Index>(value.get<std::uint64_t>());
     }
@@ -303,7 +292,7 @@ private:
 
     const Json& root_;
     const std::filesystem::path& file_;
-    Index id_limit_;
+    Index id_limit_ = 0;
     TokenReading reading_ = TokenReading::as_stored;
     std::vector<std::string> tokens_;
     std::vector<TokenType> types_;  // unused where no token is placed
@@ -315,7 +304,7 @@ private:
 
 Vocabulary parse_tokenizer_json(const ByteSource& source) {
     const Json root = parse_kept_parts(source);
-    return TokenizerJson(root, source.path(), source.size()).read();
+    return TokenizerJson(root, source.path()).read();
 }
 
 }  // namespace embed::io

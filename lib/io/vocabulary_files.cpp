@@ -3,12 +3,12 @@
 //
 // A .gguf (by extension, case-insensitive) is read for tokenizer.ggml.tokens;
 // any other file named *.json is read as a tokenizer.json; a directory is a
-// Hugging Face checkpoint whose vocabulary is its tokenizer.json. Other
-// extensions are refused with invalid_argument, as io.hpp refuses them.
+// Hugging Face checkpoint whose vocabulary is its tokenizer.json. A file of
+// any other extension (a .safetensors, a .npy) has no vocabulary:
+// FileFormatError, as load_vocabulary promises.
 
 #include <algorithm>
 #include <cctype>
-#include <stdexcept>
 
 #include "embed/io.hpp"
 #include "io/vocabulary_files.hpp"
@@ -53,6 +53,21 @@ std::string lower_extension(const std::filesystem::path& file) {
 
 }  // namespace
 
+std::optional<std::uint8_t> sentencepiece_byte(std::string_view token) {
+    if (token.size() != 6 || !token.starts_with("<0x") || token[5] != '>') return std::nullopt;
+    const auto digit = [](char c) -> int {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        return -1;
+    };
+    const int high = digit(token[3]);
+    const int low = digit(token[4]);
+    if (high < 0 || low < 0) return std::nullopt;
+    return static_cast<std::uint8_t>(high * 16 + low);
+}
+
+
 Vocabulary gguf_vocabulary(const ByteSource& source) {
     const std::filesystem::path& file = source.path();
     GgufTokenizer tokenizer = parse_gguf_tokenizer(source);
@@ -87,8 +102,9 @@ Vocabulary load_vocabulary(const std::filesystem::path& source) {
     const std::string extension = io::lower_extension(source);
     if (extension == ".gguf") return io::gguf_vocabulary(io::FileSource(source));
     if (extension == ".json") return io::parse_tokenizer_json(io::FileSource(source));
-    throw std::invalid_argument("file " + source.string() + " has extension '" + extension +
-                                "'; a vocabulary is read from a .gguf, a tokenizer .json or a checkpoint directory");
+    // A table file (.safetensors, .npy) or any other: the file itself has no vocabulary to give.
+    throw FileFormatError(source, "has no vocabulary: a file with extension '" + extension + "' holds none; a "
+                                  "vocabulary is read from a .gguf, a tokenizer .json or a checkpoint directory");
 }
 
 }  // namespace embed

@@ -163,10 +163,11 @@ A bad id (negative, or len(v) or more) is an IndexError.)doc")
 The vocabulary of a .gguf (tokenizer.ggml.tokens, token_type and model), a
 tokenizer .json, or a Hugging Face checkpoint directory holding a
 tokenizer.json. path is a str, bytes or os.PathLike.
-FileFormatError (a ValueError): no vocabulary in it, or one that cannot be
-read; the message names the file, the field and the value.
+FileFormatError (a ValueError): no vocabulary in it (a .safetensors, a .npy,
+any other extension), or one that cannot be read; the message names the file,
+the field and the value.
 OSError (FileNotFoundError, ...): the file cannot be read.
-ValueError: another extension. TypeError: path of another type.)doc");
+TypeError: path of another type.)doc");
 }
 
 }  // namespace embed_python

@@ -157,13 +157,42 @@ def test_a_byte_level_tokenizer_json_reads_gpt2_bytes(tmp_path):
     assert v.type(7) == "control"
 
 
+HELLO_WORLD = "h\u00e9llo w\u00f6rld"  # é and ö: under GPT-2's map the lone bytes 0xE9 and 0xF6, no UTF-8
+
+
+@pytest.mark.parametrize("decoder", [{"type": "ByteLevel"}, {"type": "Metaspace", "replacement": "\u2581"}])
+def test_added_tokens_of_a_tokenizer_json_read_as_stored(tmp_path, decoder):
+    """Added tokens (special: control, else user_defined) read as their content, as Hugging Face's and
+    llama.cpp's decoders show them; the model's own tokens still read by the decoder's rule."""
+    path = write(tmp_path / "tokenizer.json", tokenizer_json(
+        {"\u00e9": 0, "\u2581king": 1},
+        added=[added(2, HELLO_WORLD, False), added(3, "\u2581" + HELLO_WORLD, True)], decoder=decoder))
+    v = embed.load_vocabulary(path)
+    assert v.types == ["normal", "normal", "user_defined", "control"]
+    model_text = byte_level_text if decoder["type"] == "ByteLevel" else sentencepiece_text
+    assert v.texts == [model_text("\u00e9".encode()), model_text("\u2581king".encode()),
+                       HELLO_WORLD, "\u2581" + HELLO_WORLD]
+    assert v.find(HELLO_WORLD) == [2]
+
+
+@pytest.mark.parametrize("model", ["gpt2", "llama"])
+def test_added_tokens_of_a_gguf_read_as_stored(tmp_path, model):
+    """GGUF token_type 4 (user_defined) and 3 (control) read as stored; type 1 by the model's rule."""
+    tokens = ["\u00e9", HELLO_WORLD, "<|\u00fc|> " + HELLO_WORLD, "\u2581" + HELLO_WORLD]
+    path = write(tmp_path / "v.gguf", gguf_vocabulary_bytes(tokens, [1, 4, 3, 4], model))
+    v = embed.load_vocabulary(path)
+    assert v.types == ["normal", "user_defined", "control", "user_defined"]
+    model_text = byte_level_text if model == "gpt2" else sentencepiece_text
+    assert v.texts == [model_text(tokens[0].encode())] + tokens[1:]
+
+
 def test_find_lists_every_id_whose_token_or_text_matches(tmp_path):
     path = write(tmp_path / "tokenizer.json", tokenizer_json(
         GPT2_VOCAB, added=[added(11, " ", False), added(12, "Ġking", False)], decoder={"type": "ByteLevel"}))
     v = embed.load_vocabulary(path)
     assert v.find(" ") == [8, 11]          # Ġ reads as a space; the added " " is one as stored
     assert v.find("Ġking") == [1, 12]      # the same token at two ids: both, ascending
-    assert v.find(" king") == [1, 12]
+    assert v.find(" king") == [1]          # the added "Ġking" reads as stored, so only the model's matches
     assert v.find(b"\xc4\xa0king") == [1, 12]  # bytes are compared as stored
     assert v.find("") == []                # the holes' "" token never matches
     assert v.find("<no token 5>") == []
@@ -267,9 +296,10 @@ def test_file_errors_are_those_of_the_other_file_functions(tmp_path):
     assert caught.value.errno == errno.ENOENT
     assert caught.value.filename == str(tmp_path / "absent.gguf")
 
-    with pytest.raises(ValueError, match="extension '.txt'") as caught:
-        embed.load_vocabulary(write(tmp_path / "vocab.txt", "a\nb\n"))
-    assert not isinstance(caught.value, embed.FileFormatError)
+    for name in ("vocab.txt", "model.safetensors", "table.npy"):  # files that hold no vocabulary
+        with pytest.raises(embed.FileFormatError, match="has no vocabulary: a file with extension") as caught:
+            embed.load_vocabulary(write(tmp_path / name, "a\nb\n"))
+        assert caught.value.filename == str(tmp_path / name)
 
     with pytest.raises(embed.FileFormatError, match="has no vocabulary: a checkpoint directory") as caught:
         embed.load_vocabulary(tmp_path)
