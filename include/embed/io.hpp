@@ -45,6 +45,7 @@
 #include <variant>
 #include <vector>
 
+#include "embed/element_type.hpp"
 #include "embed/types.hpp"
 
 namespace embed {
@@ -118,6 +119,10 @@ using StoredTable = std::variant<Table, TableF32, TableBF16>;
 /// Reads the table (V, d) in file in its own precision, never widened further than needed: bfloat16 data as
 /// TableBF16, float32, float16 and GGUF's quantised types as TableF32, float64 as Table. Errors as load_table's.
 StoredTable load_stored_table(const std::filesystem::path& file, std::string_view tensor = {});
+
+/// The element type table (V, d) is held in: ElementType::f64 for Table, f32 for TableF32, bf16 for
+/// TableBF16. Tools name a loaded table's precision with element_type_name of it ("f64", "f32", "bf16").
+ElementType element_type(const StoredTable& table);
 
 /// Writes table (V, d) to file: .npy (float64, format 1.0) or .safetensors (F64, named tensor or "weight").
 /// Written beside the file and renamed into place, so a failed call leaves an existing file as it was.

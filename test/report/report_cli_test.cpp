@@ -168,7 +168,7 @@ TEST(ReportCli, ATableFileIsReportedWithItsSourceAndNoSeed) {
     const ToolRun run = run_tool(dir.path(), {"--table=t.npy", "--probe", "3", "--k", "4", "--pick=1"});
     ASSERT_EQ(run.status, 0) << run.err;
     const std::string json = read_file(dir.path() / "embed_report.json");
-    EXPECT_THAT(json, HasSubstr("\"seed\": null,\n  \"source\": {\n    \"file\": \"t.npy\",\n    \"tensor\": \"\",\n    \"precision\": \"float64\"\n  },"));
+    EXPECT_THAT(json, HasSubstr("\"seed\": null,\n  \"source\": {\n    \"file\": \"t.npy\",\n    \"tensor\": \"\",\n    \"precision\": \"f64\"\n  },"));
     EXPECT_THAT(json, HasSubstr("\"vocab\": 30,"));
     EXPECT_THAT(read_file(dir.path() / "embed_report.md"), HasSubstr("파일 `t.npy`에서"));
 }

@@ -256,7 +256,7 @@ TEST(ReportParse, UnknownRepeatedAndValuelessFlagsAreRefused) {
     EXPECT_EQ(refusal({"stray"}), "unknown argument 'stray' (see --help)");
     EXPECT_EQ(refusal({"-k=3"}), "unknown argument '-k=3' (see --help)");
     EXPECT_EQ(refusal({"--k", "3", "--k=4"}), "--k is given more than once");
-    EXPECT_EQ(refusal({"--dim", "8", "--probe"}), "--probe is missing its value");
+    EXPECT_EQ(refusal({"--dim", "8", "--probe"}), "--probe is missing its value ID (allowed: in [0, V))");
 }
 
 TEST(ReportParse, AnOutDirThatCannotTakeTheFilesIsABadArgument) {

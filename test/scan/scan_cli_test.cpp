@@ -207,10 +207,15 @@ TEST(ScanCli, BadArgumentsExitTwoWithOneLineAndLeaveEarlierFilesAlone) {
     write_model(dir.path());
     for (const char* name : kFiles) write_file(dir.path() / name, std::string("previous ") + name);
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-        {{}, "--table is required: the table to scan (see --help)"},
-        {{"--table", "model.safetensors", "--percentile", "101"}, "--percentile '101' is not a number in [0, 100]"},
-        {{"--table", "model.safetensors", "--percentile", "nan"}, "--percentile 'nan' is not a number in [0, 100]"},
-        {{"--table", "model.safetensors", "--percentile=-1"}, "--percentile '-1' is not a number in [0, 100]"},
+        {{},
+         "--table FILE[:TENSOR] is required: the input embedding table to scan (allowed: a .npy, .safetensors or "
+         ".gguf file or a checkpoint folder)"},
+        {{"--table", "model.safetensors", "--percentile", "101"}, "--percentile 101 must be a number in [0, 100]"},
+        {{"--table", "model.safetensors", "--percentile", "nan"},
+         "--percentile 'nan' is not a finite decimal number (allowed: a number in [0, 100])"},
+        {{"--table", "model.safetensors", "--percentile=-1"}, "--percentile -1 must be a number in [0, 100]"},
+        {{"--table", "model.safetensors", "--percentile"},
+         "--percentile is missing its value P (allowed: a number in [0, 100])"},
         {{"--table", "model.safetensors", "--reference-ids", "5-3"},
          "--reference-ids '5-3' has the range '5-3', which runs backwards (allowed: comma-separated ids and inclusive "
          "ranges in [0, V) (177,178,180-187), or none)"},
