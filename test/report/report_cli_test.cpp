@@ -201,8 +201,10 @@ TEST(ReportCli, HelpAfterABadFlagStillPrintsHelpAndWritesNothing) {
 }
 
 // When one file cannot be put in place, the others must not be either. A directory
-// squatting on one file's name (each in turn) makes that file fail after all temporaries
-// are complete. (Permission bits do not stop root, so this is the portable way to fail.)
+// squatting on one file's name (each in turn) makes keeping a link to it fail, after all
+// temporaries are complete but before any rename: the writer gives up with nothing
+// replaced. (Permission bits do not stop root, so this is the portable way to fail.) The
+// rollback of renames already done is reached in test/tools_common/rollback_test.cpp.
 TEST(ReportCli, WhenOneFileCannotBeReplacedThePreviousReportStaysWhole) {
     for (const std::string& squatted : kFiles) {
         FreshDir dir;

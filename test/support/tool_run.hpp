@@ -33,11 +33,13 @@ struct ToolRun {
     std::string err;
 };
 
-/// Runs tool in dir with args, each single-quoted for the shell; stdout and stderr go through files in dir,
-/// removed afterwards.
+/// Runs tool in dir with args, each single-quoted for the shell, and environment ("NAME=VALUE" each) added to
+/// the tool's environment; stdout and stderr go through files in dir, removed afterwards.
 inline ToolRun run_tool(const std::string& tool, const std::filesystem::path& dir,
-                        const std::vector<std::string>& args) {
-    std::string command = "cd '" + dir.string() + "' && '" + tool + "'";
+                        const std::vector<std::string>& args, const std::vector<std::string>& environment = {}) {
+    std::string command = "cd '" + dir.string() + "' && env";
+    for (const auto& setting : environment) command += " '" + setting + "'";
+    command += " '" + tool + "'";
     for (const auto& arg : args) command += " '" + arg + "'";
     const std::filesystem::path out = dir / ".stdout";
     const std::filesystem::path err = dir / ".stderr";
