@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fresh_dir.hpp"
+#include "gguf_model.hpp"
 #include "tool_run.hpp"
 
 namespace {
@@ -374,6 +375,47 @@ TEST(ReportCli, AProbeTokenThatIsNotExactlyOneRowExitsTwoNamingTheCandidates) {
     save_generated_table(dir.path() / "small.npy", 8);
     refused({"--table", "small.npy", "--tokenizer", "tok.json", "--probe-token", "t20"},
             "--probe-token \"t20\" is token 20, outside the table's rows [0, 8)");
+}
+
+// 40 rows, 30 tokens: the rows past the vocabulary have no token and are shown as "<no token N>"; the probe
+// may still be named by its text.
+TEST(ReportCli, AGgufVocabularyShorterThanItsTableNamesThePaddedRowsAsNoToken) {
+    FreshDir dir;
+    write_file(dir.path() / "m.gguf", embed_test::gguf_model(40, 8, 30, {}));
+    ToolRun run = run_tool(dir.path(), {"--table", "m.gguf", "--probe-token", "tok5", "--k", "39", "--pick", "0"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    nlohmann::json report = nlohmann::json::parse(read_file(dir.path() / "embed_report.json"));
+    EXPECT_EQ(report["probe"], 5);
+    EXPECT_EQ(report["source"]["precision"], "f32");
+    for (Index id = 0; id < 40; ++id) {
+        if (id == 5) continue;
+        const std::string want = id < 30 ? embed_test::gguf_model_token(id) : numbered("<no token ", id) + ">";
+        EXPECT_EQ(report["tokens"][std::to_string(id)], want) << "every row is a neighbour with k = 39";
+    }
+    run = run_tool(dir.path(), {"--table", "m.gguf", "--probe", "35"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    report = nlohmann::json::parse(read_file(dir.path() / "embed_report.json"));
+    EXPECT_EQ(report["tokens"]["35"], "<no token 35>");
+}
+
+// 30 rows, 40 tokens: the tokens past the table have no row; naming the probe by one of them is refused.
+TEST(ReportCli, AGgufVocabularyLongerThanItsTableUsesOnlyTheTokensWithARow) {
+    FreshDir dir;
+    write_file(dir.path() / "m.gguf", embed_test::gguf_model(30, 8, 40, {}));
+    for (const std::string& name : kFiles) write_file(dir.path() / name, "previous " + name);
+    ToolRun run = run_tool(dir.path(), {"--table", "m.gguf", "--probe-token", "tok35"});
+    EXPECT_EQ(run.status, 2);
+    EXPECT_EQ(run.err, "embed_report: --probe-token \"tok35\" is token 35, outside the table's rows [0, 30)\n");
+    for (const std::string& name : kFiles) EXPECT_EQ(read_file(dir.path() / name), "previous " + name);
+    run = run_tool(dir.path(), {"--table", "m.gguf", "--probe-token", "tok29", "--k", "29", "--pick", "0"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    const nlohmann::json report = nlohmann::json::parse(read_file(dir.path() / "embed_report.json"));
+    EXPECT_EQ(report["probe"], 29);
+    EXPECT_EQ(report["vocab"], 30);
+    for (const auto& [key, text] : report["tokens"].items()) {
+        EXPECT_LT(std::stoll(key), 30) << key;
+        EXPECT_EQ(text, embed_test::gguf_model_token(std::stoll(key)));
+    }
 }
 
 }  // namespace
