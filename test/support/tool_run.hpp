@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,17 @@ inline ToolRun run_tool(const std::string& tool, const std::filesystem::path& di
     std::filesystem::remove(out);
     std::filesystem::remove(err);
     return run;
+}
+
+/// The one line of the invalid_argument that call() throws (a refused command line), or "(accepted)".
+template <class Call>
+std::string refusal_of(Call&& call) {
+    try {
+        call();
+    } catch (const std::invalid_argument& error) {
+        return error.what();
+    }
+    return "(accepted)";
 }
 
 }  // namespace embed_test

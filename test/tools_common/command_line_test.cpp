@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "command_line.hpp"
+#include "tool_run.hpp"
 
 namespace {
 
@@ -73,12 +74,7 @@ Options parse(const std::vector<std::string>& args, Request expected = Request::
 }
 
 std::string refusal(const std::vector<std::string>& args) {
-    try {
-        parse(args);
-    } catch (const std::invalid_argument& error) {
-        return error.what();
-    }
-    return "(accepted)";
+    return embed_test::refusal_of([&] { parse(args); });
 }
 
 TEST(CommandLine, PositionalArgumentsAndFlagsInEitherSpellingAndAnyOrder) {
