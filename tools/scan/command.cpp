@@ -1,11 +1,10 @@
 #include "command.hpp"
 
 #include <algorithm>
-#include <array>
-#include <cmath>
 #include <set>
 #include <stdexcept>
-#include <system_error>
+#include <string>
+#include <variant>
 
 #include <embed/scan.hpp>
 
