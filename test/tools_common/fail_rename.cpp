@@ -17,7 +17,7 @@ Rename real_rename() {
     static const Rename real = [] {
         Rename found = nullptr;
         void* symbol = ::dlsym(RTLD_NEXT, "rename");
-        static_assert(sizeof symbol == sizeof found);
+        static_assert(sizeof symbol == sizeof found, "a function pointer is as wide as a data pointer");
         __builtin_memcpy(&found, &symbol, sizeof found);  // a data pointer to a function pointer, without a cast
         return found;
     }();
