@@ -124,6 +124,10 @@ using StoredTable = std::variant<Table, TableF32, TableBF16>;
 /// TableBF16, float32, float16 and GGUF's quantised types as TableF32, float64 as Table. Errors as load_table's.
 StoredTable load_stored_table(const std::filesystem::path& file, std::string_view tensor = {});
 
+/// The element type table (V, d) is held in: ElementType::f64 for Table, f32 for TableF32, bf16 for
+/// TableBF16. Tools name a loaded table's precision with element_type_name of it ("f64", "f32", "bf16").
+ElementType element_type(const StoredTable& table);
+
 /// Writes table (V, d) to file as float64: .npy (format 1.0), .safetensors (F64, named tensor or "weight")
 /// or .gguf (F64, named tensor or "token_embd.weight"). Written beside the file and renamed into place, so a
 /// failed call leaves an existing file as it was. A directory is std::invalid_argument: checkpoint folders are

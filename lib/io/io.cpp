@@ -237,6 +237,13 @@ StoredTable load_stored_table(const std::filesystem::path& file, std::string_vie
     return io::decode<double>(chosen);
 }
 
+ElementType element_type(const StoredTable& table) {
+    // In StoredTable's order; a fourth alternative fails to compile here rather than reading as another type.
+    static_assert(std::variant_size_v<StoredTable> == 3);
+    constexpr std::array<ElementType, 3> held = {ElementType::f64, ElementType::f32, ElementType::bf16};
+    return held[table.index()];
+}
+
 std::vector<TensorInfo> list_tensors(const std::filesystem::path& file) {
     const io::Opened opened(file);
     std::vector<TensorInfo> infos;

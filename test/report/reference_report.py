@@ -359,7 +359,7 @@ def run_tool(exe, a):
     flags = ["--probe", a.probe, "--k", a.k, "--pick", a.pick, "--stretch-factor", repr(a.stretch_factor),
              "--growth", a.growth]
     with tempfile.TemporaryDirectory() as out:
-        source = {"file": os.path.join(out, "planted.npy"), "tensor": "", "precision": "float64"}
+        source = {"file": os.path.join(out, "planted.npy"), "tensor": "", "precision": "f64"}
         expected, points, table = report(a.vocab, a.dim, a.seed, a.probe, a.k, a.pick, a.stretch_factor,
                                          a.growth, a.plant, source)
         if a.plant:

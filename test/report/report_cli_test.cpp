@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fresh_dir.hpp"
+#include "gguf_model.hpp"
 #include "tool_run.hpp"
 
 namespace {
@@ -168,7 +169,7 @@ TEST(ReportCli, ATableFileIsReportedWithItsSourceAndNoSeed) {
     const ToolRun run = run_tool(dir.path(), {"--table=t.npy", "--probe", "3", "--k", "4", "--pick=1"});
     ASSERT_EQ(run.status, 0) << run.err;
     const std::string json = read_file(dir.path() / "embed_report.json");
-    EXPECT_THAT(json, HasSubstr("\"seed\": null,\n  \"source\": {\n    \"file\": \"t.npy\",\n    \"tensor\": \"\",\n    \"precision\": \"float64\"\n  },"));
+    EXPECT_THAT(json, HasSubstr("\"seed\": null,\n  \"source\": {\n    \"file\": \"t.npy\",\n    \"tensor\": \"\",\n    \"precision\": \"f64\"\n  },"));
     EXPECT_THAT(json, HasSubstr("\"vocab\": 30,"));
     EXPECT_THAT(read_file(dir.path() / "embed_report.md"), HasSubstr("파일 `t.npy`에서"));
 }
@@ -201,8 +202,10 @@ TEST(ReportCli, HelpAfterABadFlagStillPrintsHelpAndWritesNothing) {
 }
 
 // When one file cannot be put in place, the others must not be either. A directory
-// squatting on one file's name (each in turn) makes that file fail after all temporaries
-// are complete. (Permission bits do not stop root, so this is the portable way to fail.)
+// squatting on one file's name (each in turn) makes keeping a link to it fail, after all
+// temporaries are complete but before any rename: the writer gives up with nothing
+// replaced. (Permission bits do not stop root, so this is the portable way to fail.) The
+// rollback of renames already done is reached in test/tools_common/rollback_test.cpp.
 TEST(ReportCli, WhenOneFileCannotBeReplacedThePreviousReportStaysWhole) {
     for (const std::string& squatted : kFiles) {
         FreshDir dir;
@@ -372,6 +375,47 @@ TEST(ReportCli, AProbeTokenThatIsNotExactlyOneRowExitsTwoNamingTheCandidates) {
     save_generated_table(dir.path() / "small.npy", 8);
     refused({"--table", "small.npy", "--tokenizer", "tok.json", "--probe-token", "t20"},
             "--probe-token \"t20\" is token 20, outside the table's rows [0, 8)");
+}
+
+// 40 rows, 30 tokens: the rows past the vocabulary have no token and are shown as "<no token N>"; the probe
+// may still be named by its text.
+TEST(ReportCli, AGgufVocabularyShorterThanItsTableNamesThePaddedRowsAsNoToken) {
+    FreshDir dir;
+    write_file(dir.path() / "m.gguf", embed_test::gguf_model(40, 8, 30, {}));
+    ToolRun run = run_tool(dir.path(), {"--table", "m.gguf", "--probe-token", "tok5", "--k", "39", "--pick", "0"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    nlohmann::json report = nlohmann::json::parse(read_file(dir.path() / "embed_report.json"));
+    EXPECT_EQ(report["probe"], 5);
+    EXPECT_EQ(report["source"]["precision"], "f32");
+    for (Index id = 0; id < 40; ++id) {
+        if (id == 5) continue;
+        const std::string want = id < 30 ? embed_test::gguf_model_token(id) : numbered("<no token ", id) + ">";
+        EXPECT_EQ(report["tokens"][std::to_string(id)], want) << "every row is a neighbour with k = 39";
+    }
+    run = run_tool(dir.path(), {"--table", "m.gguf", "--probe", "35"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    report = nlohmann::json::parse(read_file(dir.path() / "embed_report.json"));
+    EXPECT_EQ(report["tokens"]["35"], "<no token 35>");
+}
+
+// 30 rows, 40 tokens: the tokens past the table have no row; naming the probe by one of them is refused.
+TEST(ReportCli, AGgufVocabularyLongerThanItsTableUsesOnlyTheTokensWithARow) {
+    FreshDir dir;
+    write_file(dir.path() / "m.gguf", embed_test::gguf_model(30, 8, 40, {}));
+    for (const std::string& name : kFiles) write_file(dir.path() / name, "previous " + name);
+    ToolRun run = run_tool(dir.path(), {"--table", "m.gguf", "--probe-token", "tok35"});
+    EXPECT_EQ(run.status, 2);
+    EXPECT_EQ(run.err, "embed_report: --probe-token \"tok35\" is token 35, outside the table's rows [0, 30)\n");
+    for (const std::string& name : kFiles) EXPECT_EQ(read_file(dir.path() / name), "previous " + name);
+    run = run_tool(dir.path(), {"--table", "m.gguf", "--probe-token", "tok29", "--k", "29", "--pick", "0"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    const nlohmann::json report = nlohmann::json::parse(read_file(dir.path() / "embed_report.json"));
+    EXPECT_EQ(report["probe"], 29);
+    EXPECT_EQ(report["vocab"], 30);
+    for (const auto& [key, text] : report["tokens"].items()) {
+        EXPECT_LT(std::stoll(key), 30) << key;
+        EXPECT_EQ(text, embed_test::gguf_model_token(std::stoll(key)));
+    }
 }
 
 }  // namespace

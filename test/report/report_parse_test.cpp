@@ -23,6 +23,7 @@
 #include "cli.hpp"
 #include "flags.hpp"
 #include "fresh_dir.hpp"
+#include "tool_run.hpp"
 
 namespace {
 
@@ -38,12 +39,7 @@ Command parse(const std::vector<std::string>& args) {
 
 // The one line a refused command line gives, or a note that it was accepted.
 std::string refusal(const std::vector<std::string>& args) {
-    try {
-        parse(args);
-    } catch (const std::invalid_argument& error) {
-        return error.what();
-    }
-    return "(accepted)";
+    return embed_test::refusal_of([&] { parse(args); });
 }
 
 TEST(ReportParse, NoFlagsGiveTheExercisesRunInTheCurrentDirectory) {
@@ -256,7 +252,7 @@ TEST(ReportParse, UnknownRepeatedAndValuelessFlagsAreRefused) {
     EXPECT_EQ(refusal({"stray"}), "unknown argument 'stray' (see --help)");
     EXPECT_EQ(refusal({"-k=3"}), "unknown argument '-k=3' (see --help)");
     EXPECT_EQ(refusal({"--k", "3", "--k=4"}), "--k is given more than once");
-    EXPECT_EQ(refusal({"--dim", "8", "--probe"}), "--probe is missing its value");
+    EXPECT_EQ(refusal({"--dim", "8", "--probe"}), "--probe is missing its value ID (allowed: in [0, V))");
 }
 
 TEST(ReportParse, AnOutDirThatCannotTakeTheFilesIsABadArgument) {

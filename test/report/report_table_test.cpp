@@ -128,7 +128,7 @@ TEST(ReportTable, ANpyTableIsMeasuredAsWrittenAndNamedAsTheSource) {
     EXPECT_EQ(keys_in_file_order(text), keys) << "source follows seed";
     const json j = json::parse(text);
     EXPECT_TRUE(j.at("seed").is_null());
-    EXPECT_EQ(j.at("source"), json({{"file", file}, {"tensor", ""}, {"precision", "float64"}}));
+    EXPECT_EQ(j.at("source"), json({{"file", file}, {"tensor", ""}, {"precision", "f64"}}));
     expect_values_match_loops(j, t, command.inputs);
 }
 
@@ -141,7 +141,7 @@ TEST(ReportTable, ASafetensorsTensorIsReadByNameOrByTheLoadersChoice) {
         Command command = parse({"--table=" + spec, "--probe", "7", "--k", "3", "--pick", "2"});
         const json j = json::parse(report_json(command));
         EXPECT_EQ(j.at("source"),
-                  json({{"file", file}, {"tensor", "model.embed_tokens.weight"}, {"precision", "float64"}}))
+                  json({{"file", file}, {"tensor", "model.embed_tokens.weight"}, {"precision", "f64"}}))
             << spec;
         expect_values_match_loops(j, t, command.inputs);
     }
@@ -155,7 +155,7 @@ TEST(ReportTable, TheMarkdownAndFigureSayWhereTheTableCameFrom) {
     const auto result = measure_loaded(command);
     const std::string md = embed::report::render_markdown(result);
     EXPECT_THAT(md, HasSubstr("파일 `" + file + "`의 텐서 `wte`에서 V × d 임베딩 표를 읽어"));
-    EXPECT_THAT(md, HasSubstr("`source` = {\"file\":\"" + file + "\",\"precision\":\"float64\",\"tensor\":\"wte\"}"));
+    EXPECT_THAT(md, HasSubstr("`source` = {\"file\":\"" + file + "\",\"precision\":\"f64\",\"tensor\":\"wte\"}"));
     EXPECT_THAT(md, HasSubstr("`seed` = null"));
     EXPECT_THAT(md, testing::Not(HasSubstr("random.Random")));
     EXPECT_THAT(embed::report::render_svg(result), HasSubstr("before: the table as loaded"));
@@ -167,7 +167,7 @@ TEST(ReportTable, AFloat32OrBfloat16TableIsAnalysedInItsOwnPrecision) {
     FreshDir dir;
     const Table t = bfloat16_exact_table(60, 12);
     for (const auto& [dtype, precision, index] :
-         {std::tuple{"F32", "float32", 1}, std::tuple{"BF16", "bfloat16", 2}}) {
+         {std::tuple{"F32", "f32", 1}, std::tuple{"BF16", "bf16", 2}}) {
         const std::string file = dir / (std::string(dtype) + ".safetensors");
         write_narrow_safetensors(file, t, dtype);
         Command command = parse({"--table", file, "--probe=5", "--k", "6", "--pick", "2"});
@@ -345,7 +345,7 @@ TEST(ReportTable, TheEntryCapHoldsForGeneratedTablesOnly) {
     in.vocab = Index{1} << 20;
     in.dim = 64;
     EXPECT_THROW(embed::report::validate(in), std::invalid_argument);
-    in.source = embed::report::TableSource{"big.npy", "", "float64"};
+    in.source = embed::report::TableSource{"big.npy", "", "f64"};
     EXPECT_NO_THROW(embed::report::validate(in));
 }
 

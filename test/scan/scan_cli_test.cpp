@@ -5,6 +5,8 @@
 // all-or-nothing promise.
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "file_bytes.hpp"
+#include "gguf_model.hpp"
 #include "tool_run.hpp"
 
 namespace {
@@ -207,10 +210,15 @@ TEST(ScanCli, BadArgumentsExitTwoWithOneLineAndLeaveEarlierFilesAlone) {
     write_model(dir.path());
     for (const char* name : kFiles) write_file(dir.path() / name, std::string("previous ") + name);
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-        {{}, "--table is required: the table to scan (see --help)"},
-        {{"--table", "model.safetensors", "--percentile", "101"}, "--percentile '101' is not a number in [0, 100]"},
-        {{"--table", "model.safetensors", "--percentile", "nan"}, "--percentile 'nan' is not a number in [0, 100]"},
-        {{"--table", "model.safetensors", "--percentile=-1"}, "--percentile '-1' is not a number in [0, 100]"},
+        {{},
+         "--table FILE[:TENSOR] is required: the input embedding table to scan (allowed: a .npy, .safetensors or "
+         ".gguf file or a checkpoint folder)"},
+        {{"--table", "model.safetensors", "--percentile", "101"}, "--percentile 101 must be a number in [0, 100]"},
+        {{"--table", "model.safetensors", "--percentile", "nan"},
+         "--percentile 'nan' is not a finite decimal number (allowed: a number in [0, 100])"},
+        {{"--table", "model.safetensors", "--percentile=-1"}, "--percentile -1 must be a number in [0, 100]"},
+        {{"--table", "model.safetensors", "--percentile"},
+         "--percentile is missing its value P (allowed: a number in [0, 100])"},
         {{"--table", "model.safetensors", "--reference-ids", "5-3"},
          "--reference-ids '5-3' has the range '5-3', which runs backwards (allowed: comma-separated ids and inclusive "
          "ranges in [0, V) (177,178,180-187), or none)"},
@@ -249,5 +257,189 @@ TEST(ScanCli, WhenOneFileCannotBeWrittenNoneAppear) {
     EXPECT_EQ(run.status, 1);
     EXPECT_EQ(outputs_in(dir.path()), std::vector<std::string>{"embed_scan.md"});
 }
+
+
+// ---- the inputs a scan reads: vocabularies of another length, two tables, other sources ----
+
+namespace with_inputs {
+
+using embed_test::gguf_model;
+using embed_test::gguf_model_token;
+
+nlohmann::json scan_json(const fs::path& dir) { return nlohmann::json::parse(read_file(dir / "embed_scan.json")); }
+
+std::vector<Index> ids_from(Index first, Index end) {
+    std::vector<Index> ids;
+    for (Index id = first; id < end; ++id) ids.push_back(id);
+    return ids;
+}
+
+// 40 rows, 30 tokens (25-29 unused): the unused tokens are the reference rows, and rows past the vocabulary
+// are named "<no token N>" wherever the scan shows them.
+TEST(ScanCli, AGgufVocabularyShorterThanItsTableNamesThePaddedRowsAsNoToken) {
+    embed_test::TempDir dir;
+    write_file(dir.path() / "m.gguf", gguf_model(40, 8, 30, {25, 26, 27, 28, 29}));
+    ToolRun run = run_tool(dir.path(), {"--table", "m.gguf"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    nlohmann::json scan = scan_json(dir.path());
+    EXPECT_EQ(scan["reference_from"], "unused tokens");
+    EXPECT_EQ(scan["reference_ids"].get<std::vector<Index>>(), ids_from(25, 30));
+    EXPECT_EQ(scan["tokens"]["27"], "tok27");
+    run = run_tool(dir.path(), {"--table", "m.gguf", "--reference-ids", "35-39"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    scan = scan_json(dir.path());
+    for (Index id = 35; id < 40; ++id) {
+        EXPECT_EQ(scan["tokens"][std::to_string(id)], numbered("<no token ", static_cast<std::uint64_t>(id)) + ">");
+    }
+}
+
+// 30 rows, 40 tokens (25-29 and 35-39 unused): the unused tokens past the table have no row and are dropped;
+// naming such a row is refused.
+TEST(ScanCli, AGgufVocabularyLongerThanItsTableUsesOnlyTheTokensWithARow) {
+    embed_test::TempDir dir;
+    write_file(dir.path() / "m.gguf", gguf_model(30, 8, 40, {25, 26, 27, 28, 29, 35, 36, 37, 38, 39}));
+    ToolRun run = run_tool(dir.path(), {"--table", "m.gguf"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    const nlohmann::json scan = scan_json(dir.path());
+    EXPECT_EQ(scan["vocab"], 30);
+    EXPECT_EQ(scan["reference_ids"].get<std::vector<Index>>(), ids_from(25, 30));
+    for (const auto& [key, text] : scan["tokens"].items()) {
+        EXPECT_LT(std::stoll(key), 30) << key;
+        EXPECT_EQ(text, gguf_model_token(std::stoll(key)));
+    }
+    run = run_tool(dir.path(), {"--table", "m.gguf", "--reference-ids", "36"});
+    EXPECT_EQ(run.status, 2);
+    EXPECT_EQ(run.err, "embed_scan: --reference-ids has id 36, outside the table's rows [0, 30)\n");
+}
+
+// A .safetensors holding "embed" (rows, 4) and "head" (head_rows, 4), each in its own dtype ("F64", "F32" or
+// "BF16"), with values k / 8 that every one of them holds exactly: embed (r, c) = ((3r + c) % 17 - 8) / 8,
+// head (r, c) = ((5r + 2c) % 13 - 6) / 8.
+double embed_value(Index r, Index c) { return static_cast<double>((3 * r + c) % 17 - 8) / 8.0; }
+double head_value(Index r, Index c) { return static_cast<double>((5 * r + 2 * c) % 13 - 6) / 8.0; }
+
+std::string stored_bytes(const std::string& dtype, Index rows, double (*value)(Index, Index)) {
+    embed_test::ByteWriter out;
+    for (Index r = 0; r < rows; ++r) {
+        for (Index c = 0; c < 4; ++c) {
+            const double x = value(r, c);
+            if (dtype == "F64") out.f64(x);
+            if (dtype == "F32") out.f32(static_cast<float>(x));
+            if (dtype == "BF16") out.u16(std::bit_cast<std::uint32_t>(static_cast<float>(x)) >> 16);
+        }
+    }
+    return out.bytes;
+}
+
+void write_two_tables(const fs::path& file, const std::string& embed_dtype, const std::string& head_dtype,
+                      Index rows, Index head_rows) {
+    const std::string embed = stored_bytes(embed_dtype, rows, embed_value);
+    const std::string head = stored_bytes(head_dtype, head_rows, head_value);
+    const std::string header = R"({"embed":{"dtype":")" + embed_dtype + numbered(R"(","shape":[)", static_cast<std::uint64_t>(rows)) +
+                               numbered(R"(,4],"data_offsets":[0,)", embed.size()) + R"(]},"head":{"dtype":")" +
+                               head_dtype + numbered(R"(","shape":[)", static_cast<std::uint64_t>(head_rows)) +
+                               numbered(R"(,4],"data_offsets":[)", embed.size()) +
+                               numbered(",", embed.size() + head.size()) + "]}}";
+    write_file(file, embed_test::safetensors_file(header, embed + head));
+}
+
+// Norms by an explicit loop in double over the values the file holds.
+double norm_of(double (*value)(Index, Index), Index r) {
+    double sum = 0.0;
+    for (Index c = 0; c < 4; ++c) sum += value(r, c) * value(r, c);
+    return std::sqrt(sum);
+}
+
+TEST(ScanCli, TablesOfMixedPrecisionAreBothReadInOneTypeThatHoldsBoth) {
+    embed_test::TempDir dir;
+    struct Case {
+        std::string embed, head, precision;
+    };
+    for (const Case& c : {Case{"F32", "BF16", "f32"}, Case{"BF16", "F32", "f32"}, Case{"F64", "BF16", "f64"},
+                          Case{"BF16", "BF16", "bf16"}}) {
+        write_two_tables(dir.path() / "two.safetensors", c.embed, c.head, 24, 24);
+        const ToolRun run = run_tool(dir.path(), {"--table", "two.safetensors:embed", "--output-tensor", "head",
+                                                  "--reference-ids", "3,5"});
+        ASSERT_EQ(run.status, 0) << c.embed << " " << c.head << ": " << run.err;
+        const nlohmann::json scan = scan_json(dir.path());
+        EXPECT_EQ(scan["source"]["precision"], c.precision) << c.embed << " " << c.head;
+        EXPECT_EQ(scan["tied"], false);
+        for (Index r = 0; r < 24; ++r) {
+            const auto i = static_cast<std::size_t>(r);
+            EXPECT_NEAR(scan["input_norm"][i].get<double>(), norm_of(embed_value, r), 1e-6) << r;
+            EXPECT_NEAR(scan["output_norm"][i].get<double>(), norm_of(head_value, r), 1e-6) << r;
+        }
+    }
+}
+
+// A scan compares input row i with output row i, so an output of another row count is refused, by name.
+TEST(ScanCli, AnOutputTensorOfAnotherRowCountIsRefusedWithBothCounts) {
+    embed_test::TempDir dir;
+    write_two_tables(dir.path() / "two.safetensors", "F32", "F32", 24, 25);
+    for (const char* name : kFiles) write_file(dir.path() / name, std::string("previous ") + name);
+    const ToolRun run = run_tool(dir.path(), {"--table", "two.safetensors:embed", "--output-tensor=head"});
+    EXPECT_EQ(run.status, 2);
+    EXPECT_EQ(run.err,
+              "embed_scan: --output-tensor 'head' has 25 rows and the input 'embed' 24: a scan compares row by row "
+              "(allowed: a tensor of the file with the input's row count)\n");
+    for (const char* name : kFiles) EXPECT_EQ(read_file(dir.path() / name), std::string("previous ") + name);
+}
+
+TEST(ScanCli, TokenizerNamesTheRowsOfATableWithoutNamesOfItsOwn) {
+    embed_test::TempDir dir;
+    write_model(dir.path());
+    fs::create_directory(dir.path() / "names");
+    fs::rename(dir.path() / "tokenizer.json", dir.path() / "names" / "tok.json");
+    ToolRun run = run_tool(dir.path(), {"--table", "model.safetensors", "--reference-ids", "290-299"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    EXPECT_FALSE(scan_json(dir.path()).contains("tokens")) << "no names beside the table";
+    run = run_tool(dir.path(), {"--table", "model.safetensors", "--tokenizer", "names/tok.json"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    const nlohmann::json scan = scan_json(dir.path());
+    EXPECT_EQ(scan["reference_from"], "unused tokens") << "the reserved tokens of the named tokenizer";
+    EXPECT_EQ(scan["tokens"]["295"], "<|reserved_special_token_295|>");
+    run = run_tool(dir.path(), {"--table", "model.safetensors", "--tokenizer", "names/missing.json"});
+    EXPECT_EQ(run.status, 2);
+    EXPECT_THAT(run.err, testing::StartsWith("embed_scan: --tokenizer 'names/missing.json' cannot be used: "));
+}
+
+TEST(ScanCli, OutDirChoosesWhereTheFilesGo) {
+    embed_test::TempDir dir;
+    write_model(dir.path());
+    fs::create_directory(dir.path() / "out");
+    const ToolRun run = run_tool(dir.path(), {"--table", "model.safetensors", "--out-dir=out"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    EXPECT_EQ(run.out, "wrote out/embed_scan.json\nwrote out/embed_scan.md\nwrote out/embed_scan.html\n");
+    EXPECT_TRUE(outputs_in(dir.path()).empty()) << "nothing in the current directory";
+    EXPECT_EQ(outputs_in(dir.path() / "out"), (std::vector<std::string>{"embed_scan.html", "embed_scan.json",
+                                                                       "embed_scan.md"}));
+    const ToolRun refused = run_tool(dir.path(), {"--table", "model.safetensors", "--out-dir", "missing"});
+    EXPECT_EQ(refused.status, 2);
+    EXPECT_EQ(refused.err,
+              "embed_scan: --out-dir 'missing' does not exist (allowed: an existing, writable directory)\n");
+}
+
+// A checkpoint folder (model.safetensors and tokenizer.json in it) scans as its file does, names included.
+TEST(ScanCli, ACheckpointFolderAsTableScansAsItsFileDoes) {
+    embed_test::TempDir dir;
+    fs::create_directory(dir.path() / "ckpt");
+    write_model(dir.path() / "ckpt");
+    ToolRun run = run_tool(dir.path(), {"--table", "ckpt/model.safetensors", "--percentile", "8"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    const nlohmann::json from_file = scan_json(dir.path());
+    run = run_tool(dir.path(), {"--table", "ckpt", "--percentile", "8"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    const nlohmann::json from_folder = scan_json(dir.path());
+    EXPECT_EQ(from_folder["source"]["file"], "ckpt");
+    EXPECT_EQ(from_folder["source"]["input_tensor"], "model.embed_tokens.weight");
+    EXPECT_EQ(from_folder["source"]["output_tensor"], "lm_head.weight");
+    EXPECT_EQ(from_folder["source"]["precision"], "f32");
+    EXPECT_EQ(from_folder["reference_from"], "unused tokens");
+    for (const char* key : {"reference_ids", "candidates", "input_norm", "output_distance", "tokens"}) {
+        EXPECT_EQ(from_folder[key], from_file[key]) << key;
+    }
+}
+
+}  // namespace with_inputs
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -33,11 +34,13 @@ struct ToolRun {
     std::string err;
 };
 
-/// Runs tool in dir with args, each single-quoted for the shell; stdout and stderr go through files in dir,
-/// removed afterwards.
+/// Runs tool in dir with args, each single-quoted for the shell, and environment ("NAME=VALUE" each) added to
+/// the tool's environment; stdout and stderr go through files in dir, removed afterwards.
 inline ToolRun run_tool(const std::string& tool, const std::filesystem::path& dir,
-                        const std::vector<std::string>& args) {
-    std::string command = "cd '" + dir.string() + "' && '" + tool + "'";
+                        const std::vector<std::string>& args, const std::vector<std::string>& environment = {}) {
+    std::string command = "cd '" + dir.string() + "' && env";
+    for (const auto& setting : environment) command += " '" + setting + "'";
+    command += " '" + tool + "'";
     for (const auto& arg : args) command += " '" + arg + "'";
     const std::filesystem::path out = dir / ".stdout";
     const std::filesystem::path err = dir / ".stderr";
@@ -47,6 +50,17 @@ inline ToolRun run_tool(const std::string& tool, const std::filesystem::path& di
     std::filesystem::remove(out);
     std::filesystem::remove(err);
     return run;
+}
+
+/// The one line of the invalid_argument that call() throws (a refused command line), or "(accepted)".
+template <class Call>
+std::string refusal_of(Call&& call) {
+    try {
+        call();
+    } catch (const std::invalid_argument& error) {
+        return error.what();
+    }
+    return "(accepted)";
 }
 
 }  // namespace embed_test

@@ -60,19 +60,7 @@ std::optional<Vocabulary> own_vocabulary(std::string_view tool, const TableSpec&
 }
 
 Vocabulary named_vocabulary(std::string_view flag, const std::string& path) {
-    const auto refuse = [&](const std::exception& error) {
-        throw std::invalid_argument(std::string(flag) + " '" + path + "' cannot be used: " + error.what());
-    };
-    try {
-        return load_vocabulary(path);
-    } catch (const FileFormatError& error) {
-        refuse(error);
-    } catch (const std::system_error& error) {  // missing, unreadable, not a regular file
-        refuse(error);
-    } catch (const std::invalid_argument& error) {  // an extension no reader knows
-        refuse(error);
-    }
-    return {};  // not reached: refuse throws
+    return loaded_as_argument(flag, path, [&] { return load_vocabulary(path); });
 }
 
 }  // namespace embed::tools

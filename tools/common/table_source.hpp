@@ -4,8 +4,12 @@
 
 #include <filesystem>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <system_error>
+
+#include <embed/io.hpp>
 
 #include <embed/vocabulary.hpp>
 
@@ -26,6 +30,25 @@ TableSpec split_table_spec(std::string_view flag, std::string_view allowed, cons
 /// tokenizer.json, or a tokenizer.json beside the file; nullopt when there is none or it cannot be read,
 /// after a note on stderr ("TOOL: no token names: REASON") for one that cannot.
 std::optional<Vocabulary> own_vocabulary(std::string_view tool, const TableSpec& spec);
+
+/// load() (a call of the file loaders) with their refusals (FileFormatError, a file that cannot be opened or
+/// mapped, an unknown extension or a tensor a .npy cannot have) turned into invalid_argument
+/// "FLAG 'VALUE' cannot be used: REASON": a file the loaders refuse is a bad argument like any other.
+template <class Load>
+auto loaded_as_argument(std::string_view flag, std::string_view value, Load&& load) -> decltype(load()) {
+    const auto refuse = [&](const std::exception& error) {
+        return std::invalid_argument(std::string(flag) + " '" + std::string(value) + "' cannot be used: " + error.what());
+    };
+    try {
+        return load();
+    } catch (const FileFormatError& error) {
+        throw refuse(error);
+    } catch (const std::system_error& error) {
+        throw refuse(error);
+    } catch (const std::invalid_argument& error) {
+        throw refuse(error);
+    }
+}
 
 /// The vocabulary at path (load_vocabulary); any refusal becomes invalid_argument
 /// "FLAG 'PATH' cannot be used: REASON", a bad argument like any other.

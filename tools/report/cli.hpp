@@ -1,5 +1,5 @@
 #pragma once
-// The command line: flags to ReportInputs, one usage text, refusals as invalid_argument.
+// The command line: flags to ReportInputs (the frame with the report's table), the files they name.
 
 #include <optional>
 #include <span>
@@ -14,17 +14,6 @@
 
 namespace embed::report {
 
-/// What the command line asks for.
-struct Command {
-    enum class Action { run, help, version };
-    Action action = Action::run;
-    ReportInputs inputs;
-    std::string out_dir = DEFAULT_OUT_DIR;
-    std::optional<std::string> table;  // --table's FILE[:TENSOR] as given; inputs are validated once it is loaded
-    std::optional<std::string> tokenizer;    // --tokenizer's PATH as given
-    std::optional<std::string> probe_token;  // --probe-token's TEXT; inputs are validated once it is resolved
-};
-
 /// What a run reads besides its flags: the table (V, d) in its file's precision (none: generate one) and
 /// the token names, if any.
 struct CommandData {
@@ -32,11 +21,12 @@ struct CommandData {
     std::optional<Vocabulary> vocabulary;
 };
 
-/// args excludes the program name; each flag is "--flag value" or "--flag=value". --help (-h) or --version
-/// anywhere wins, the first of them, before anything else is read. Otherwise throws invalid_argument with one
-/// line naming the flag, the value and what was allowed, for unknown or repeated flags, missing values,
-/// malformed numbers, an --out-dir that is not an existing writable directory, --vocab, --dim or --seed beside
-/// --table, and inputs validate() refuses (with --table, validation waits for load_command_table).
+/// args excludes the program name; read by the shared frame (tools/common/command_line.hpp) with the
+/// report's table: "--flag value" or "--flag=value"; --help (-h) or --version anywhere wins, the first of
+/// them, before anything else is read (action says which). Otherwise throws invalid_argument with one line
+/// naming the flag, the value and what was allowed, for unknown or repeated flags, missing values, malformed
+/// numbers, an --out-dir that is not an existing writable directory, --vocab, --dim or --seed beside --table,
+/// and inputs validate() refuses (with --table, validation waits for load_command_table).
 Command parse_command_line(std::span<const std::string_view> args);
 
 /// Loads the table command.table names (FILE, or FILE:TENSOR unless FILE:TENSOR is itself a file), sets
@@ -51,10 +41,14 @@ StoredTable load_command_table(Command& command);
 /// load_command_table's (invalid_argument).
 CommandData load_command_data(Command& command);
 
-/// The one-line synopsis ("embed_report [--out-dir DIR] ..."), wrapped as the usage text and README show it.
+/// The synopsis ("embed_report [--out-dir DIR] ..."), wrapped as the usage text and README show it.
 std::string usage_synopsis();
 
 /// The one usage text, built from the flag table with the defaults of ReportInputs.
 std::string usage_text();
+
+/// The report a command asks for, measured on data (the loaded table is moved in, so it is freed before
+/// the files are rendered): the four files and where they go.
+tools::Output run_report(const Command& command, CommandData data);
 
 }  // namespace embed::report

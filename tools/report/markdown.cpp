@@ -76,7 +76,7 @@ void describe_table(std::ostringstream& md, const ReportInputs& in) {
     }
     md << "파일 `" << in.source->file << "`";
     if (!in.source->tensor.empty()) md << "의 텐서 `" << in.source->tensor << "`";
-    if (in.source->precision == "float64") {
+    if (in.source->precision == "f64") {
         md << "에서 V × d 임베딩 표를 읽어 (각 값은 double로 정확히 바꿈), ";
     } else {
         md << "에서 V × d 임베딩 표를 파일의 " << in.source->precision

@@ -22,12 +22,12 @@ inline constexpr double STRETCH_FACTOR = 4.0;
 inline constexpr Index GROWTH = 2;
 
 /// Where a loaded table came from: the file as the user named it, the tensor the loader read ("" for a .npy)
-/// and the precision it was read and analysed in (float64, float32 or bfloat16: the file's own, never wider
-/// than it needs; see embed::load_stored_table).
+/// and the precision it was read and analysed in, as element_type_name spells it ("f64", "f32" or "bf16": the
+/// file's own, never wider than it needs; see embed::load_stored_table and embed::element_type).
 struct TableSource {
     std::string file;
     std::string tensor;
-    std::string precision = "float64";
+    std::string precision = "f64";
 };
 
 /// Every input of a run; the defaults are the exercise's constants and live only here.

@@ -25,15 +25,14 @@ std::string as_json_string(std::string_view text) {
 }  // namespace
 
 std::optional<Vocabulary> load_command_vocabulary(const Command& command) {
-    if (command.tokenizer) return tools::named_vocabulary(flag_of_kind(FlagKind::tokenizer).name, *command.tokenizer);
+    if (command.tokenizer) return tools::named_vocabulary(TOKENIZER_FLAG, *command.tokenizer);
     if (!command.table) return std::nullopt;
-    const Flag& table = flag_of_kind(FlagKind::table);
+    const Flag& table = flag_named(TABLE_FLAG);
     return tools::own_vocabulary("embed_report", tools::split_table_spec(table.name, table.allowed, *command.table));
 }
 
 Index probe_for_token(const Vocabulary& vocabulary, std::string_view text, Index vocab) {
-    const Flag& flag = flag_of_kind(FlagKind::probe_token);
-    const std::string named = std::string(flag.name) + " " + as_json_string(text);
+    const std::string named = std::string(PROBE_TOKEN_FLAG) + " " + as_json_string(text);
     const std::vector<Index> ids = vocabulary.find(text);
     if (ids.empty()) refuse(named + " matches no token (neither as stored nor as read) of the vocabulary's " +
                             std::to_string(vocabulary.size()) + " ids");

@@ -12,6 +12,8 @@
 #include <embed/embed.hpp>
 #include <embed/vocabulary.hpp>
 
+#include "command_line.hpp"
+
 namespace embed::scan_tool {
 
 /// The file names the tool writes, in the order it writes them.
@@ -27,7 +29,7 @@ struct IdRange {
 
 /// What the command line asks for, as given (files are read by load_scan_inputs).
 struct ScanCommand {
-    enum class Action { run, help, version };
+    using Action = tools::Request;
     Action action = Action::run;
     std::string table;                            // --table FILE[:TENSOR]
     std::optional<std::string> output_tensor;     // --output-tensor NAME
@@ -37,10 +39,15 @@ struct ScanCommand {
     std::string out_dir = ".";                    // --out-dir DIR
 };
 
-/// args excludes the program name; "--flag value" or "--flag=value", each flag at most once; --help (-h) or
-/// --version anywhere wins. Throws invalid_argument with one line naming the flag, the value and what was
-/// allowed, for unknown, repeated or valueless flags, a missing --table, a malformed id list, a percentile
-/// outside [0, 100], and an --out-dir that is not an existing writable directory.
+/// embed_scan's whole command line for the shared frame (tools/common/command_line.hpp): name, version,
+/// prose and the flag table.
+const tools::CommandLine<ScanCommand>& scan_command_line();
+
+/// args excludes the program name; read by the frame with scan_command_line(): "--flag value" or
+/// "--flag=value", each flag at most once; --help (-h) or --version anywhere wins. Throws invalid_argument
+/// with one line naming the flag, the value and what was allowed, for unknown, repeated or valueless flags,
+/// a missing --table, a malformed id list, a percentile outside [0, 100], and an --out-dir that is not an
+/// existing writable directory.
 ScanCommand parse_scan_command(std::span<const std::string_view> args);
 
 /// Where the scanned tables came from.
@@ -48,7 +55,7 @@ struct ScanSource {
     std::string file;
     std::string input_tensor;   // "" for a .npy
     std::string output_tensor;  // the input's name again when the model is tied (one table scanned)
-    std::string precision;      // "float64", "float32" or "bfloat16": what both tables were read as
+    std::string precision;      // "f64", "f32" or "bf16" (element_type_name): what both tables were read as
     bool tied = true;           // one table serves as input and output
 };
 

@@ -29,6 +29,13 @@ ScanRun run_scan(ScanInputs inputs, double percentile) {
     return run;
 }
 
+tools::Output run_scan_command(const ScanCommand& command, ScanInputs inputs) {
+    const ScanRun run = run_scan(std::move(inputs), command.percentile);
+    return {command.out_dir,
+            {{JSON_FILE, render_scan_json(run)}, {MARKDOWN_FILE, render_scan_markdown(run)},
+             {HTML_FILE, render_scan_html(run)}}};
+}
+
 const Vector& main_values(const ScanRun& run) {
     return run.scan.main_indicator == "output_distance" ? *run.scan.output_distance : run.scan.input_norm;
 }

@@ -32,6 +32,9 @@ ScanRun run_scan(ScanInputs inputs, double percentile);
 /// The main indicator's values (V), the vector main_indicator names.
 const Vector& main_values(const ScanRun& run);
 
+/// The scan a command asks for, run on inputs (consumed): the three files and where they go.
+tools::Output run_scan_command(const ScanCommand& command, ScanInputs inputs);
+
 /// The three files of a scan, rendered from one run.
 std::string render_scan_json(const ScanRun& run);
 std::string render_scan_markdown(const ScanRun& run);
