@@ -10,6 +10,9 @@
 #include "io/formats.hpp"
 #include "io/byte_source.hpp"
 #include "io/checkpoint.hpp"
+#include "io/dequantise.hpp"
+#include "io/quantised_blocks.hpp"
+#include "kernels/quantised_rows.hpp"
 
 namespace embed {
 
@@ -226,9 +229,11 @@ TableBF16 load_table_bf16(const std::filesystem::path& file, std::string_view te
     return io::decode<Eigen::bfloat16>(io::choose(opened, tensor));
 }
 
-StoredTable load_stored_table(const std::filesystem::path& file, std::string_view tensor) {
-    const io::Opened opened(file);
-    const io::Located& chosen = io::choose(opened, tensor);
+namespace io {
+namespace {
+
+/// The chosen tensor in its own precision, as load_stored_table documents.
+StoredTable decode_stored(const Located& chosen) {
     switch (chosen.entry->type) {
         case io::ElementType::bf16: return io::decode<Eigen::bfloat16>(chosen);
         case io::ElementType::f64:
@@ -236,6 +241,27 @@ StoredTable load_stored_table(const std::filesystem::path& file, std::string_vie
         default: return io::decode<float>(chosen);  // float32, float16 and the quantised types
     }
     return io::decode<double>(chosen);  // float64, or the double decoder's error for a dtype it cannot read
+}
+
+}  // namespace
+}  // namespace io
+
+StoredTable load_stored_table(const std::filesystem::path& file, std::string_view tensor) {
+    const io::Opened opened(file);
+    return io::decode_stored(io::choose(opened, tensor));
+}
+
+OpenedTable open_table(const std::filesystem::path& file, std::string_view tensor) {
+    const io::Opened opened(file);
+    const io::Located& chosen = io::choose(opened, tensor);
+    if (io::is_quantised(chosen.entry->type)) {
+        return {io::read_quantised_table(*chosen.entry, *chosen.source),
+                detail::public_element_type(chosen.entry->type)};
+    }
+    OpenedTable opened_table;
+    std::visit([&](auto&& values) { opened_table.table = std::move(values); }, io::decode_stored(chosen));
+    opened_table.type = detail::public_element_type(chosen.entry->type);  // known once the decoder accepted it
+    return opened_table;
 }
 
 std::vector<TensorInfo> list_tensors(const std::filesystem::path& file) {
