@@ -16,6 +16,7 @@
 
 #include "files.hpp"
 #include "functions.hpp"
+#include "quantised.hpp"
 #include "scan.hpp"
 #include "vocabulary.hpp"
 
@@ -229,6 +230,7 @@ table is copied once into the object, which both directions then read.)doc")
              "output_weights() -> (V, d): the same table as input_weights().");
 
     register_files(m);  // load_table, list_tensors, check_tying, save_table, FileFormatError (files.cpp)
+    register_open_table(m);  // open_table, OpenedTable (quantised.cpp)
     register_scan(m);  // scan_vocabulary (scan.cpp)
     register_vocabulary(m);  // load_vocabulary, Vocabulary (vocabulary.cpp)
 }
