@@ -77,11 +77,11 @@ std::string random_blocks(const GgmlQuantType& type, Index blocks, std::uint32_t
 /// The public element type named like the ggml type ("Q4_K" is q4_k).
 ElementType element_type_of(const GgmlQuantType& type) { return embed::parse_element_type(type.name); }
 
-/// Several blocks per row, and rows enough for 21 pieces of work at the splitting threshold, so 2 and 7
-/// threads cut every operation into several pieces (plus some rows, so they do not divide evenly).
+/// Several blocks per row, and rows enough for 9 pieces of work at the splitting threshold, so 2 and 7
+/// threads cut every operation into more pieces than threads (plus some rows, so they do not divide evenly).
 Index fixture_dim(const GgmlQuantType& type) { return type.block_values == 32 ? 96 : 512; }
 Index fixture_rows(const GgmlQuantType& type) {
-    return embed::detail::kMinWorkPerPiece * 21 / fixture_dim(type) + 5;
+    return embed::detail::kMinWorkPerPiece * 9 / fixture_dim(type) + 5;
 }
 
 /// One type's fixture: its blocks and the .gguf holding them as token_embd.weight.
@@ -217,6 +217,10 @@ TEST_P(QuantisedTypes, LogitsEqualTheWidenedTableBitForBit) {
     const Table want_batch = embed::logits(widened, hidden);
     for (const int threads : kThreadCounts) {
         embed::detail::set_worker_count(threads);
+        // The fixture is large enough that every thread count splits the rows into more pieces than threads.
+        if (threads > 1) {
+            ASSERT_GT(embed::detail::piece_count(f.rows, f.dim), threads);
+        }
         const std::string at = " at " + std::to_string(threads) + " threads";
         EXPECT_TRUE(SameBits(embed::logits(table, h), want, "logits" + at));
         Vector into = Vector::Zero(f.rows);
