@@ -1,5 +1,7 @@
 #include "embed/similarity.hpp"
 
+#include "embed/quantised_table.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <concepts>
@@ -13,6 +15,7 @@
 #include "kernels/row_kernels.hpp"
 #include "kernels/narrow_kernels.hpp"
 #include "kernels/narrow_values.hpp"
+#include "kernels/quantised_rows.hpp"
 #include "threads/parallel.hpp"
 #include "stored_tables.hpp"
 #include "kernels/streaming.hpp"
@@ -91,10 +94,11 @@ private:
 // over the table, no V-long buffer and no full sort. The scores are dot /
 // cosine's bit for bit; the kernels (overloaded per stored type) widen the
 // values of a narrow table to double first.
+constexpr Index kBlockRows = 256;
+
 template <class Scalar>
 void select_in_range(BasicTableView<Scalar> table, Index token_id, const double* query, Score score,
-                     double query_norm, Index begin, Index end, TopK& best) {
-    constexpr Index kBlockRows = 256;
+                     double query_norm, Index begin, Index end, TopK& best, float*) {
     const Index dim = table.cols();
     // A table that stays in the caches is read without asking for lines ahead: they are there already.
     const bool prefetch = detail::streams_from_memory(table.size() * Index{sizeof(Scalar)});
@@ -115,6 +119,51 @@ void select_in_range(BasicTableView<Scalar> table, Index token_id, const double*
     }
 }
 
+// Values of float32 scratch each piece of `rows` rows of a quantised table decodes its rows into: as many
+// whole rows as fill 32 KiB (a core's L1 data cache), so the kernels read them from there; at least one.
+Index quantised_group(const QuantisedTable& table, Index rows) {
+    return detail::rows_per_buffer(table.cols(), 8192, std::min(rows, kBlockRows));
+}
+
+// The scratch a piece of `rows` rows needs: none for a stored table, whose rows are scored where they are.
+template <class Scalar>
+Index scratch_values(BasicTableView<Scalar>, Index) {
+    return 0;
+}
+Index scratch_values(const QuantisedTable& table, Index rows) { return quantised_group(table, rows) * table.cols(); }
+
+// select_in_range for a quantised table: a group of rows at a time dequantised into scratch and scored there
+// by the float32 kernels, whose scores are the widened table's.
+void select_in_range(const QuantisedTable& table, Index token_id, const double* query, Score score,
+                     double query_norm, Index begin, Index end, TopK& best, float* scratch) {
+    const Index dim = table.cols();
+    const Index group = quantised_group(table, end - begin);
+    double dots[kBlockRows];
+    double squares[kBlockRows];
+    for (Index block = begin; block < end; block += group) {
+        const Index count = std::min(group, end - block);
+        detail::dequantise_values(table.type(), table.data() + block * table.row_bytes(), count * dim, scratch);
+        if (score == Score::cosine) {
+            detail::dot_and_square_rows(scratch, count, dim, query, dots, squares, false);
+            cosines_from_parts(dots, squares, count, query_norm);
+        } else {
+            detail::dot_rows(scratch, count, dim, query, dots, false);
+        }
+        for (Index j = 0; j < count; ++j) {
+            if (block + j != token_id) best.offer({block + j, dots[j]});
+        }
+    }
+}
+
+// token_id's row of a quantised table, dequantised and widened to double into `widened`.
+const double* query_row(const QuantisedTable& table, Index token_id, std::vector<double>& widened) {
+    std::vector<float> row(static_cast<std::size_t>(table.cols()));
+    table.dequantise_rows(token_id, 1, row.data());
+    widened.resize(row.size());
+    detail::widen_values(row.data(), table.cols(), widened.data());
+    return widened.data();
+}
+
 // token_id's row of the table in double: the row itself for a double table, else
 // the row widened into `widened`.
 template <class Scalar>
@@ -129,8 +178,8 @@ const double* query_row(BasicTableView<Scalar> table, Index token_id, std::vecto
     }
 }
 
-template <class Scalar>
-std::vector<Neighbour> ranked(BasicTableView<Scalar> table, Index token_id, Index k, Score score) {
+template <class Source>
+std::vector<Neighbour> ranked(const Source& table, Index token_id, Index k, Score score) {
     const detail::DefaultFloatMode float_mode;
     detail::require_token(token_id, table.rows());
     detail::require_non_negative(k, "k");
@@ -148,8 +197,12 @@ std::vector<Neighbour> ranked(BasicTableView<Scalar> table, Index token_id, Inde
     std::vector<TopK> partial;
     partial.reserve(static_cast<std::size_t>(pieces.count));
     for (Index p = 0; p < pieces.count; ++p) partial.emplace_back(keep, static_cast<std::size_t>(pieces.size));
+    // Allocated here, since the pieces must not throw.
+    const Index scratch_each = scratch_values(table, pieces.size);
+    std::vector<float> scratch(static_cast<std::size_t>(pieces.count * scratch_each));
     detail::parallel_for_pieces(pieces, dim, [&](Index p, Index begin, Index end) {
-        select_in_range(table, token_id, query, score, query_norm, begin, end, partial[static_cast<std::size_t>(p)]);
+        select_in_range(table, token_id, query, score, query_norm, begin, end, partial[static_cast<std::size_t>(p)],
+                        scratch.data() + p * scratch_each);
     });
     std::vector<Neighbour> merged = std::move(partial.front().items());
     for (std::size_t w = 1; w < partial.size(); ++w) {
@@ -236,6 +289,18 @@ std::vector<Index> nearest_by_cosine(const T& table, Index token_id, Index k) {
 template <TableOrView T>
 std::vector<Index> nearest_by_dot(const T& table, Index token_id, Index k) {
     return ids_of(ranked(view_of(table), token_id, k, Score::dot));
+}
+
+std::vector<Neighbour> rank_neighbours(const QuantisedTable& table, Index token_id, Index k, Score score) {
+    return ranked(table, token_id, k, score);
+}
+
+std::vector<Index> nearest_by_cosine(const QuantisedTable& table, Index token_id, Index k) {
+    return ids_of(ranked(table, token_id, k, Score::cosine));
+}
+
+std::vector<Index> nearest_by_dot(const QuantisedTable& table, Index token_id, Index k) {
+    return ids_of(ranked(table, token_id, k, Score::dot));
 }
 
 #define EMBED_INSTANTIATE(T)                                                                     \

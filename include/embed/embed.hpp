@@ -11,6 +11,7 @@
 #include "embed/one_hot.hpp"
 #include "embed/precision.hpp"
 #include "embed/python_random.hpp"
+#include "embed/quantised_table.hpp"
 #include "embed/scaling.hpp"
 #include "embed/scan.hpp"
 #include "embed/similarity.hpp"

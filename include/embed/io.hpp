@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "embed/element_type.hpp"
+#include "embed/quantised_table.hpp"
 #include "embed/types.hpp"
 
 namespace embed {
@@ -127,6 +128,21 @@ StoredTable load_stored_table(const std::filesystem::path& file, std::string_vie
 /// The element type table (V, d) is held in: ElementType::f64 for Table, f32 for TableF32, bf16 for
 /// TableBF16. Tools name a loaded table's precision with element_type_name of it ("f64", "f32", "bf16").
 ElementType element_type(const StoredTable& table);
+
+/// A table as open_table gives it, and the element type its file stores it as.
+struct OpenedTable {
+    /// The values: a quantised tensor in its blocks as stored (QuantisedTable), any other as load_stored_table
+    /// reads it (float64 as Table, bfloat16 as TableBF16, float32 and float16 as TableF32).
+    std::variant<Table, TableF32, TableBF16, QuantisedTable> table;
+    /// The file's element type for the tensor: f64, f32, f16, bf16 or q4_0 ... q6_k.
+    ElementType type = ElementType::f64;
+};
+
+/// Opens the table (V, d) in file for scoring without widening it: a GGUF quantised tensor (Q4_0 ... Q6_K)
+/// is read as it lies in the file, its blocks only (memory: its bytes), never dequantised whole; every other
+/// as load_stored_table. The operations on the table give, bit for bit, their results on load_table(file,
+/// tensor). tensor and errors as load_table's.
+OpenedTable open_table(const std::filesystem::path& file, std::string_view tensor = {});
 
 /// Writes table (V, d) to file as float64: .npy (format 1.0), .safetensors (F64, named tensor or "weight")
 /// or .gguf (F64, named tensor or "token_embd.weight"). Written beside the file and renamed into place, so a

@@ -10,6 +10,8 @@
 #include "io/formats.hpp"
 #include "io/byte_source.hpp"
 #include "io/checkpoint.hpp"
+#include "io/dequantise.hpp"
+#include "io/quantised_blocks.hpp"
 
 namespace embed {
 
@@ -226,15 +228,25 @@ TableBF16 load_table_bf16(const std::filesystem::path& file, std::string_view te
     return io::decode<Eigen::bfloat16>(io::choose(opened, tensor));
 }
 
-StoredTable load_stored_table(const std::filesystem::path& file, std::string_view tensor) {
-    const io::Opened opened(file);
-    const io::Located& chosen = io::choose(opened, tensor);
+namespace io {
+namespace {
+
+/// The chosen tensor in its own precision, as load_stored_table documents.
+StoredTable decode_stored(const Located& chosen) {
     const std::optional<ElementType> type = chosen.entry->type;
-    if (type == ElementType::bf16) return io::decode<Eigen::bfloat16>(chosen);
+    if (type == ElementType::bf16) return decode<Eigen::bfloat16>(chosen);
     // float32, float16 and the quantised types as float32; float64, or a dtype the decoders cannot read (whose
     // error the double decoder gives), as double.
-    if (type && type != ElementType::f64) return io::decode<float>(chosen);
-    return io::decode<double>(chosen);
+    if (type && type != ElementType::f64) return decode<float>(chosen);
+    return decode<double>(chosen);
+}
+
+}  // namespace
+}  // namespace io
+
+StoredTable load_stored_table(const std::filesystem::path& file, std::string_view tensor) {
+    const io::Opened opened(file);
+    return io::decode_stored(io::choose(opened, tensor));
 }
 
 ElementType element_type(const StoredTable& table) {
@@ -242,6 +254,17 @@ ElementType element_type(const StoredTable& table) {
     static_assert(std::variant_size_v<StoredTable> == 3);
     constexpr std::array<ElementType, 3> held = {ElementType::f64, ElementType::f32, ElementType::bf16};
     return held[table.index()];
+}
+
+OpenedTable open_table(const std::filesystem::path& file, std::string_view tensor) {
+    const io::Opened opened(file);
+    const io::Located& chosen = io::choose(opened, tensor);
+    const std::optional<ElementType> type = chosen.entry->type;
+    if (type && is_quantised(*type)) return {io::read_quantised_table(*chosen.entry, *chosen.source), *type};
+    OpenedTable opened_table;
+    std::visit([&](auto&& values) { opened_table.table = std::move(values); }, io::decode_stored(chosen));
+    opened_table.type = *chosen.entry->type;  // known once the decoder accepted it
+    return opened_table;
 }
 
 std::vector<TensorInfo> list_tensors(const std::filesystem::path& file) {

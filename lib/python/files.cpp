@@ -44,7 +44,8 @@ py::str fs_decoded(const std::string& bytes) {
     return py::reinterpret_steal<py::str>(text);
 }
 
-/// tensor: None (or "") lets the library choose, a str names the tensor. TypeError for anything else.
+}  // namespace
+
 std::string tensor_arg(py::handle tensor) {
     if (tensor.is_none()) return {};
     if (!PyUnicode_Check(tensor.ptr())) {
@@ -54,6 +55,8 @@ std::string tensor_arg(py::handle tensor) {
     if (bytes == nullptr) throw py::error_already_set();
     return py::reinterpret_steal<py::bytes>(bytes);
 }
+
+namespace {
 
 /// Raises error (an instance of an exception class) as the current Python exception.
 [[noreturn]] void raise_instance(const py::object& error) {

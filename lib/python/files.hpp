@@ -20,6 +20,10 @@ std::filesystem::path path_arg(py::handle path);
 /// (surrogateescape), so the str encoded back gives the same bytes and finds the same tensor or token.
 py::str name_decoded(const std::string& bytes);
 
+/// tensor: None (or "") lets the library choose, a str names the tensor (its UTF-8 bytes, surrogates escaped).
+/// TypeError for anything else.
+std::string tensor_arg(py::handle tensor);
+
 /// Called in a catch block: raises the exception being handled as Python's (FileFormatError, OSError from
 /// its errno, ValueError, IndexError: see files.cpp); any other is rethrown as it is.
 [[noreturn]] void raise_library_error();

@@ -17,6 +17,7 @@
 #include <embed/embed.hpp>
 
 #include "errors.hpp"
+#include "quantised.hpp"
 #include "results.hpp"
 
 namespace embed_python {
@@ -185,6 +186,7 @@ py::tuple shape(py::handle matrix) {
 // read, so they are neither converted nor checked (only the rows' lengths).
 // Creating new floats would cost more than the gather itself.
 py::object lookup(py::handle table_arg, py::handle ids_value) {
+    if (const OpenedTable* opened = as_opened_table(table_arg)) return opened->lookup(ids_value);
     if (is_array(table_arg)) return lookup_rows(TableArg::from(table_arg, "table"), ids_value);
     const py::object rows = as_sequence(table_arg, "table");
     const Py_ssize_t vocab = PySequence_Fast_GET_SIZE(rows.ptr());
@@ -274,7 +276,10 @@ py::object scaled_lookup(py::handle table_arg, py::handle ids_value, py::handle 
     return table_result(std::move(rows), table.from_array());
 }
 
-py::object logits(py::handle table, py::handle hidden) { return logits_of(TableArg::from(table, "table"), hidden); }
+py::object logits(py::handle table, py::handle hidden) {
+    if (const OpenedTable* opened = as_opened_table(table)) return opened->logits(hidden);
+    return logits_of(TableArg::from(table, "table"), hidden);
+}
 
 double dot(py::handle a, py::handle b) {
     return embed::dot(VectorArg::from(a, "a").values, VectorArg::from(b, "b").values);
@@ -305,10 +310,12 @@ py::object stretch(py::handle table_arg, py::handle token_id, py::handle factor_
 }
 
 py::object nearest_by_cosine(py::handle table, py::handle token_id, py::handle k) {
+    if (const OpenedTable* opened = as_opened_table(table)) return opened->nearest_by_cosine(token_id, k);
     return nearest_by<embed::Score::cosine>(table, token_id, k);
 }
 
 py::object nearest_by_dot(py::handle table, py::handle token_id, py::handle k) {
+    if (const OpenedTable* opened = as_opened_table(table)) return opened->nearest_by_dot(token_id, k);
     return nearest_by<embed::Score::dot>(table, token_id, k);
 }
 

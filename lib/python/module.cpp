@@ -18,6 +18,7 @@
 #include "edit.hpp"
 #include "files.hpp"
 #include "functions.hpp"
+#include "quantised.hpp"
 #include "scan.hpp"
 #include "vocabulary.hpp"
 
@@ -235,6 +236,7 @@ table is copied once into the object, which both directions then read.)doc")
     register_compare(m);  // compare_tables (compare.cpp)
     register_edit(m);  // resize_rows, pad_to_multiple_of, reinitialise_rows (edit.cpp)
     register_files(m);  // load_table, list_tensors, check_tying, save_table, FileFormatError (files.cpp)
+    register_open_table(m);  // open_table, OpenedTable (quantised.cpp)
     register_scan(m);  // scan_vocabulary (scan.cpp)
     register_vocabulary(m);  // load_vocabulary, Vocabulary (vocabulary.cpp)
 }

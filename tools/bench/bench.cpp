@@ -12,6 +12,10 @@
 //                                              every streaming setting on one table
 //                                              (default GPT-2's shape, 7 rounds), then
 //                                              the default and the fastest head to head
+//                                              quantised tables (q8_0, q4_k, q6_k) as
+//                                              type/op/VxD, the float32 table of their values
+//                                              as type_as_f32/op/VxD, type/read/VxD a pass
+//                                              that only reads their bytes
 //   embed_bench --peak=logits|dot|cosine [--shape=VxD] [--dtype=f64|f32|bf16]
 //                                              one call on a fresh table, then
 //                                              print its bytes and the peak RSS as JSON
@@ -40,6 +44,7 @@
 #include <embed/embed.hpp>
 
 #include "probe.hpp"
+#include "threads/parallel.hpp"
 #include "sweep.hpp"
 
 namespace {
@@ -164,6 +169,9 @@ template <class Stored>
 double stored_bytes(const Stored& table) {
     return static_cast<double>(table.size()) * sizeof(typename Stored::Scalar);
 }
+
+/// A quantised table's bytes: its blocks, what one pass over it reads.
+double stored_bytes(const embed::QuantisedTable& table) { return static_cast<double>(table.bytes()); }
 
 /// Bytes lookup of kLookupIds rows moves: each row read once and written once, in the table's type.
 template <class Stored>
@@ -349,6 +357,107 @@ void register_narrow_shape(const Shape& s) {
     add_timed(bench_name("widened_f32/logits_batched", s), s, logits_batched_body(s, widened_table_for));
 }
 
+// Quantised tables: GPT-2's and Llama 3's shapes in Q8_0, Q4_K and Q6_K, against the float32 table holding
+// the same values. Random quant bits with finite fp16 scales near 2^-7 (speed does not depend on the values).
+constexpr Shape kQuantisedShapes[] = {{50257, 768}, {128256, 4096}};
+
+/// The offsets of type's fp16 fields (scales and mins) in its block.
+std::vector<Index> half_fields(embed::ElementType type) {
+    switch (type) {
+        case embed::ElementType::q8_0: return {0};
+        case embed::ElementType::q4_k: return {0, 2};
+        case embed::ElementType::q6_k: return {208};
+        default: break;
+    }
+    return {};
+}
+
+embed::QuantisedTable make_quantised_table(embed::ElementType type, const Shape& s) {
+    const Index bytes = s.vocab * embed::row_bytes(type, s.dim);
+    auto blocks = std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(bytes));
+    ask_for_huge_pages(blocks.get(), static_cast<std::size_t>(bytes));
+    std::mt19937_64 rng(embed::SEED);
+    for (Index i = 0; i < bytes; i += 8) {
+        const std::uint64_t word = rng();
+        std::memcpy(blocks.get() + i, &word, static_cast<std::size_t>(std::min<Index>(8, bytes - i)));
+    }
+    const Index block = embed::block_bytes(type);
+    for (Index b = 0; b < bytes / block; ++b) {
+        for (const Index field : half_fields(type)) {
+            const auto half = static_cast<std::uint16_t>((rng() & 0x83FF) | 0x2000);  // sign, 2^-7, fraction
+            std::memcpy(blocks.get() + b * block + field, &half, sizeof half);
+        }
+    }
+    return embed::QuantisedTable(type, s.vocab, s.dim, std::shared_ptr<const std::byte[]>(std::move(blocks)), bytes);
+}
+
+/// Only the latest type and shape's table is kept, and its float32 values: Llama 3's are 2.1 GB.
+Index quantised_key(embed::ElementType type, const Shape& s) { return shape_key(s) * 16 + static_cast<Index>(type); }
+
+const embed::QuantisedTable& quantised_table_for(embed::ElementType type, const Shape& shape) {
+    static Index kept_key = -1;
+    static std::unique_ptr<embed::QuantisedTable> kept;
+    if (kept_key != quantised_key(type, shape)) {
+        kept.reset();
+        kept = std::make_unique<embed::QuantisedTable>(make_quantised_table(type, shape));
+        kept_key = quantised_key(type, shape);
+    }
+    return *kept;
+}
+
+const embed::TableF32& dequantised_table_for(embed::ElementType type, const Shape& shape) {
+    static Index kept_key = -1;
+    static std::unique_ptr<embed::TableF32> kept;
+    if (kept_key != quantised_key(type, shape)) {
+        kept.reset();
+        const embed::QuantisedTable& q = quantised_table_for(type, shape);
+        kept = std::make_unique<embed::TableF32>(shape.vocab, shape.dim);
+        ask_for_huge_pages(kept->data(), static_cast<std::size_t>(kept->size()) * sizeof(float));
+        q.dequantise_rows(0, shape.vocab, kept->data());
+        kept_key = quantised_key(type, shape);
+    }
+    return *kept;
+}
+
+/// A pass that reads every byte of the table and does nothing else (an xor of its 8-byte words, both
+/// cores): the floor under any operation on it.
+std::uint64_t read_every_byte(const embed::QuantisedTable& t) {
+    const Index words = t.bytes() / 8;
+    const embed::detail::Pieces pieces = embed::detail::pieces_of(words, 1);
+    std::vector<std::uint64_t> partial(static_cast<std::size_t>(pieces.count), 0);
+    embed::detail::parallel_for_pieces(pieces, 1, [&](Index p, Index begin, Index end) {
+        std::uint64_t x = 0;
+        for (Index w = begin; w < end; ++w) {
+            std::uint64_t word;
+            std::memcpy(&word, t.data() + 8 * w, sizeof word);
+            x ^= word;
+        }
+        partial[static_cast<std::size_t>(p)] = x;
+    });
+    std::uint64_t all = 0;
+    for (const std::uint64_t x : partial) all ^= x;
+    return all;
+}
+
+void register_quantised(embed::ElementType type, const Shape& s) {
+    const std::string tag(embed::element_type_name(type));
+    const auto quantised = [type](const Shape& shape) -> const embed::QuantisedTable& {
+        return quantised_table_for(type, shape);
+    };
+    const auto as_f32 = [type](const Shape& shape) -> const embed::TableF32& {
+        return dequantised_table_for(type, shape);
+    };
+    add_timed(bench_name(tag + "/read", s), s, [s, quantised](benchmark::State& state) {
+        const auto& t = quantised(s);
+        for (auto _ : state) benchmark::DoNotOptimize(read_every_byte(t));
+        state.SetBytesProcessed(bytes_done(state, stored_bytes(t)));
+    });
+    add_timed(bench_name(tag + "/logits", s), s, logits_body(s, quantised));
+    add_timed(bench_name(tag + "/nearest_by_dot_k5", s), s, nearest_by_dot_body(s, quantised, 5));
+    add_timed(bench_name(tag + "_as_f32/logits", s), s, logits_body(s, as_f32));
+    add_timed(bench_name(tag + "_as_f32/nearest_by_dot_k5", s), s, nearest_by_dot_body(s, as_f32, 5));
+}
+
 void register_probe() {
     // Huge pages, as numpy's and embed's own large buffers get: the probe
     // must show the best this machine streams, not the cost of 4 KiB TLB misses.
@@ -486,6 +595,11 @@ int main(int argc, char** argv) {
     register_probe();
     for (const Shape& s : kShapes) register_shape(s);
     for (const Shape& s : kNarrowShapes) register_narrow_shape(s);
+    for (const Shape& s : kQuantisedShapes) {
+        for (const auto type : {embed::ElementType::q8_0, embed::ElementType::q4_k, embed::ElementType::q6_k}) {
+            register_quantised(type, s);
+        }
+    }
     int rest_count = static_cast<int>(rest.size());
     benchmark::Initialize(&rest_count, rest.data());
     if (benchmark::ReportUnrecognizedArguments(rest_count, rest.data())) return 2;
