@@ -25,7 +25,7 @@
 #include "kernels/narrow_kernels.hpp"
 #include "kernels/row_kernels.hpp"
 #include "stored_tables.hpp"
-#include "threads/float_mode.hpp"
+#include "floating_point/float_mode.hpp"
 #include "threads/parallel.hpp"
 
 // Lanes are 64-byte vectors used inside one function, so the calling convention GCC warns about never
