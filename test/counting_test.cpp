@@ -119,8 +119,8 @@ TEST(TableBytes, RejectsCountsPastTheLargestIndex) {
     EXPECT_EQ(embed::table_bytes(kTwoTo61, ElementType::f16), kTwoTo62);
     // 2^61 / 32 = 2^56 blocks of 18 bytes: 18 * 2^56 = 1.125 * 2^60 fits; q8_0's 34 * 2^56 = 1.0625 * 2^61 too.
     EXPECT_EQ(embed::table_bytes(kTwoTo61, ElementType::q4_0), 18 * (Index{1} << 56));
-    // (2^63 - 2^8) / 256 blocks of 210 bytes do not fit.
-    EXPECT_THROW(embed::table_bytes(std::numeric_limits<Index>::max() / 256 * 256, ElementType::q6_k),
+    // q8_0 takes more bytes than values (34 per 32): 2^58 - 1 blocks of 34 bytes are about 1.06 * 2^63.
+    EXPECT_THROW(embed::table_bytes(std::numeric_limits<Index>::max() / 32 * 32, ElementType::q8_0),
                  std::overflow_error);
 }
 
