@@ -229,6 +229,6 @@ table is copied once into the object, which both directions then read.)doc")
              "output_weights() -> (V, d): the same table as input_weights().");
 
     register_files(m);  // load_table, list_tensors, check_tying, save_table, FileFormatError (files.cpp)
-    register_scan(m);  // scan_vocabulary (scan.cpp)
     register_vocabulary(m);  // load_vocabulary, Vocabulary (vocabulary.cpp)
+    register_scan(m);  // scan_vocabulary, unused_ids (scan.cpp); after Vocabulary, which unused_ids takes
 }
