@@ -10,7 +10,7 @@
 #include "compare/draws.hpp"
 #include "compare/measures.hpp"
 #include "percentile.hpp"
-#include "threads/float_mode.hpp"
+#include "floating_point/float_mode.hpp"
 
 namespace embed {
 namespace {

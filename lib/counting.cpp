@@ -1,5 +1,8 @@
 #include "embed/counting.hpp"
 
+#include <stdexcept>
+#include <string>
+
 #include "checks.hpp"
 #include "embed/table.hpp"
 
@@ -25,29 +28,15 @@ VocabGrowth vocab_growth(Index vocab, Index dim, Index factor) {
     return growth;
 }
 
-Index dtype_bytes(Dtype dtype) {
-    switch (dtype) {
-        case Dtype::fp64: return 8;
-        case Dtype::fp32: return 4;
-        case Dtype::bf16: return 2;
-        case Dtype::fp16: return 2;
-    }
-    throw std::invalid_argument("unknown dtype " + std::to_string(static_cast<int>(dtype)));
-}
-
-const char* dtype_name(Dtype dtype) {
-    switch (dtype) {
-        case Dtype::fp64: return "fp64";
-        case Dtype::fp32: return "fp32";
-        case Dtype::bf16: return "bf16";
-        case Dtype::fp16: return "fp16";
-    }
-    throw std::invalid_argument("unknown dtype " + std::to_string(static_cast<int>(dtype)));
-}
-
-Index table_bytes(Index params, Dtype dtype) {
+Index table_bytes(Index params, ElementType type) {
     detail::require_non_negative(params, "params");
-    return detail::checked_mul(params, dtype_bytes(dtype), "table bytes");
+    const Index values = block_values(type);
+    if (params % values != 0) {
+        throw std::invalid_argument("table_bytes: params = " + std::to_string(params) + " is not a multiple of " +
+                                    std::to_string(values) + ", the values in one block of " +
+                                    std::string(element_type_name(type)));
+    }
+    return detail::checked_mul(params / values, block_bytes(type), "table bytes");
 }
 
 }  // namespace embed

@@ -11,7 +11,7 @@
 #include "embed/python_random.hpp"
 #include "kernels/narrow_values.hpp"
 #include "stored_tables.hpp"
-#include "threads/float_mode.hpp"
+#include "floating_point/float_mode.hpp"
 #include "threads/parallel.hpp"
 
 namespace embed {

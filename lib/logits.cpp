@@ -4,7 +4,7 @@
 #include <type_traits>
 
 #include "checks.hpp"
-#include "threads/float_mode.hpp"
+#include "floating_point/float_mode.hpp"
 #include "kernels/row_kernels.hpp"
 #include "kernels/narrow_kernels.hpp"
 #include "threads/parallel.hpp"

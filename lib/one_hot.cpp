@@ -2,7 +2,7 @@
 
 #include "checks.hpp"
 #include "embed/lookup.hpp"
-#include "threads/float_mode.hpp"
+#include "floating_point/float_mode.hpp"
 #include "kernels/row_kernels.hpp"
 #include "kernels/narrow_kernels.hpp"
 #include "threads/parallel.hpp"

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "threads/float_mode.hpp"
+#include "floating_point/float_mode.hpp"
 #include "kernels/narrow_kernels.hpp"
 #include "kernels/narrow_values.hpp"
 #include "threads/parallel.hpp"

@@ -12,7 +12,7 @@
 #include "embed/lookup.hpp"
 #include "kernels/narrow_kernels.hpp"
 #include "kernels/quantised_rows.hpp"
-#include "threads/float_mode.hpp"
+#include "floating_point/float_mode.hpp"
 #include "threads/parallel.hpp"
 
 namespace embed {

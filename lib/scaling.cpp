@@ -5,7 +5,7 @@
 
 #include "checks.hpp"
 #include "embed/lookup.hpp"
-#include "threads/float_mode.hpp"
+#include "floating_point/float_mode.hpp"
 #include "kernels/gather.hpp"
 #include "kernels/gather_narrow.hpp"
 #include "kernels/base.hpp"

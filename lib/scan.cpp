@@ -1,128 +1,32 @@
-// GCC 12 with -march=native (AVX-512) warns, wrongly, that Eigen's own horizontal sum (predux, inlined from
-// the small matrix-vector products of the Rayleigh-Ritz step) may read an uninitialised register. The
-// warning is reported at the intrinsic's header line, so it is turned off before anything is included.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-
 #include "embed/scan.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <concepts>
-#include <cstdint>
 #include <cstring>
-#include <exception>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
-#include <Eigen/Eigenvalues>
-#include <Eigen/QR>
-
+#include "floating_point/float_mode.hpp"
 #include "kernels/base.hpp"
-#include "kernels/multiversion.hpp"
-#include "kernels/narrow_kernels.hpp"
-#include "kernels/row_kernels.hpp"
 #include "percentile.hpp"
+#include "scan/principal_component.hpp"
+#include "scan/row_groups.hpp"
 #include "stored_tables.hpp"
-#include "threads/float_mode.hpp"
-#include "threads/parallel.hpp"
-
-// Lanes are 64-byte vectors used inside one function, so the calling convention GCC warns about never
-// reaches another file.
-#pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace embed {
 namespace {
 
-using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-
-// Every reduction over rows runs over these groups, fixed by the row count alone: each group's partial
-// is summed by one thread in row order and the partials are added in group order, so the result never
-// depends on how many threads ran which group.
-constexpr Index kGroups = 64;
-// Rows per group at the least, so that a group is worth a thread.
-constexpr Index kMinGroupRows = 32;
-// A covariance pass widens and centres this many bytes of rows at a time: with the kernel's partial sums
-// (8 x d doubles) they stay in a core's L2 cache, and few enough rows (d doubles apart) share an L1 set.
-// The block size changes no result: every sum runs over the rows in order, across blocks.
-constexpr Index kBlockBytes = Index{192} << 10;
-
-Index rows_per_block(Index dim) {
-    return std::clamp<Index>(kBlockBytes / (Index{sizeof(double)} * std::max<Index>(dim, 1)), 8, 64);
-}
-// Vectors the Krylov basis grows by in one pass over the table (a pass costs 4 * 8 * V * d flops).
-constexpr Index kVectors = 8;
-// The Davis-Kahan bound that counts as converged, and the passes allowed before giving up on it.
-constexpr double kTolerance = 1e-12;
-constexpr int kMaxPasses = 24;
-// Krylov convergence speeds up as the basis grows: a bound that has not halved in this many passes belongs
-// to a (near-)repeated eigenvalue, and further passes would only cost time.
-constexpr std::size_t kStallPasses = 4;
-
-detail::Pieces row_groups(Index rows) {
-    const Index count = std::max<Index>(1, std::min<Index>(kGroups, detail::ceil_div(rows, kMinGroupRows)));
-    return detail::Pieces{rows, count, detail::ceil_div(rows, count)};
-}
-
-// Runs body(group, begin, end) for every group, in parallel; an exception inside (a failed allocation)
-// is rethrown here, after every group has stopped.
-template <class Body>
-void for_each_group(const detail::Pieces& groups, Index cost_per_row, Body&& body) {
-    std::vector<std::exception_ptr> failures(static_cast<std::size_t>(groups.count));
-    detail::parallel_for_pieces(groups, cost_per_row, [&](Index g, Index begin, Index end) {
-        try {
-            body(g, begin, end);
-        } catch (...) {
-            failures[static_cast<std::size_t>(g)] = std::current_exception();
-        }
-    });
-    for (const std::exception_ptr& failure : failures) {
-        if (failure) std::rethrow_exception(failure);
-    }
-}
-
-// rows [first, first + count) of table, widened to double (exact) into out (count, d).
-template <class Scalar>
-void widen_rows(BasicTableView<Scalar> table, Index first, Index count, double* out) {
-    const Scalar* rows = table.data() + first * table.cols();
-    if constexpr (std::same_as<Scalar, double>) {
-        std::memcpy(out, rows, static_cast<std::size_t>(count * table.cols()) * sizeof(double));
-    } else {
-        detail::widen_values(rows, count * table.cols(), out);
-    }
-}
+using detail::for_each_group;
+using detail::RowMatrix;
+using detail::row_groups;
+using detail::widen_rows;
 
 double cosine_from_parts(double dot_ab, double square_a, double square_b) {
     const double norms = std::sqrt(square_a) * std::sqrt(square_b);
     return norms == 0.0 ? 0.0 : dot_ab / norms;
-}
-
-// zt (8, dim) += yt (8, count) times block (count, dim): each entry adds its count products in row
-// order, one rounded multiply and one rounded add each (no fused multiply-add: -ffp-contract=off), so
-// every instruction set gives the same bits.
-EMBED_MULTIVERSION void add_block_products(const double* yt, Index count, const double* block, Index dim,
-                                           double* zt) {
-    using detail::Lanes;
-    Index c = 0;
-    for (; c + detail::kLanes <= dim; c += detail::kLanes) {
-        Lanes acc[kVectors];
-        for (Index j = 0; j < kVectors; ++j) std::memcpy(&acc[j], zt + j * dim + c, sizeof(Lanes));
-        for (Index r = 0; r < count; ++r) {
-            Lanes x;
-            std::memcpy(&x, block + r * dim + c, sizeof x);
-            for (Index j = 0; j < kVectors; ++j) acc[j] += yt[j * count + r] * x;
-        }
-        for (Index j = 0; j < kVectors; ++j) std::memcpy(zt + j * dim + c, &acc[j], sizeof(Lanes));
-    }
-    for (; c < dim; ++c) {
-        for (Index j = 0; j < kVectors; ++j) {
-            double acc = zt[j * dim + c];
-            for (Index r = 0; r < count; ++r) acc += yt[j * count + r] * block[r * dim + c];
-            zt[j * dim + c] = acc;
-        }
-    }
 }
 
 // What the first pass learns of each row.
@@ -130,9 +34,7 @@ struct RowStatistics {
     Vector input_norm;
     Vector output_norm;
     std::optional<Vector> input_output_cosine;
-    std::vector<char> output_finite;  // 1 where the output row holds no NaN or infinity
-    Index finite_rows = 0;
-    Vector mean;  // (d') mean of the finite output rows; zeros when there are none
+    detail::CovarianceRows output;  // which output rows hold no NaN or infinity, and their mean
 };
 
 // Norms, cosines and the finite rows' mean in one pass over both tables.
@@ -146,7 +48,7 @@ RowStatistics row_statistics(BasicTableView<Scalar> input, BasicTableView<Scalar
     stats.input_norm.resize(rows);
     stats.output_norm.resize(rows);
     if (want_cosine) stats.input_output_cosine.emplace(rows);
-    stats.output_finite.assign(static_cast<std::size_t>(rows), 0);
+    stats.output.finite.assign(static_cast<std::size_t>(rows), 0);
     const detail::Pieces groups = row_groups(rows);
     RowMatrix sums = RowMatrix::Zero(groups.count, dim_out);
     std::vector<Index> finite(static_cast<std::size_t>(groups.count), 0);
@@ -173,7 +75,7 @@ RowStatistics row_statistics(BasicTableView<Scalar> input, BasicTableView<Scalar
             // A sum of squares is finite exactly when every value is (an overflow to infinity aside,
             // which only values near the double range can cause; their rows are left out too).
             if (std::isfinite(out_square)) {
-                stats.output_finite[static_cast<std::size_t>(i)] = 1;
+                stats.output.finite[static_cast<std::size_t>(i)] = 1;
                 ++finite[static_cast<std::size_t>(g)];
                 for (Index c = 0; c < dim_out; ++c) sum[c] += out_row[static_cast<std::size_t>(c)];
             }
@@ -182,166 +84,10 @@ RowStatistics row_statistics(BasicTableView<Scalar> input, BasicTableView<Scalar
     Vector total = Vector::Zero(dim_out);
     for (Index g = 0; g < groups.count; ++g) {
         total += sums.row(g).transpose();
-        stats.finite_rows += finite[static_cast<std::size_t>(g)];
+        stats.output.count += finite[static_cast<std::size_t>(g)];
     }
-    stats.mean = stats.finite_rows > 0 ? Vector(total / static_cast<double>(stats.finite_rows)) : total;
+    stats.output.mean = stats.output.count > 0 ? Vector(total / static_cast<double>(stats.output.count)) : total;
     return stats;
-}
-
-// C W for the finite output rows' covariance C (dividing by finite_rows - 1) and wt = W^T (k, d'), k <=
-// kVectors: returns (C W)^T (k, d'). One pass over the table, in blocks that are widened and centred
-// first, so no cancellation against the mean; non-finite rows are zeroed and add nothing.
-template <class Scalar>
-RowMatrix covariance_times(BasicTableView<Scalar> output, const RowStatistics& stats, const RowMatrix& wt) {
-    const Index rows = output.rows();
-    const Index dim = output.cols();
-    const Index k = wt.rows();
-    RowMatrix padded = RowMatrix::Zero(kVectors, dim);  // the kernel always takes kVectors vectors
-    padded.topRows(k) = wt;
-    const detail::Pieces groups = row_groups(rows);
-    std::vector<RowMatrix> partial(static_cast<std::size_t>(groups.count));
-    for_each_group(groups, 4 * kVectors * dim, [&](Index g, Index begin, Index end) {
-        RowMatrix& zt = partial[static_cast<std::size_t>(g)];
-        zt = RowMatrix::Zero(kVectors, dim);
-        const Index block_rows = rows_per_block(dim);
-        RowMatrix block(block_rows, dim);
-        RowMatrix yt(kVectors, block_rows);
-        for (Index first = begin; first < end; first += block_rows) {
-            const Index count = std::min(block_rows, end - first);
-            widen_rows(output, first, count, block.data());
-            for (Index r = 0; r < count; ++r) {
-                double* row = block.data() + r * dim;
-                if (stats.output_finite[static_cast<std::size_t>(first + r)] != 0) {
-                    for (Index c = 0; c < dim; ++c) row[c] -= stats.mean[c];
-                } else {
-                    std::fill(row, row + dim, 0.0);
-                }
-            }
-            // yt (kVectors, count): yt(j, r) = w_j . (row r - mean).
-            detail::dot_all_pairs(padded.data(), kVectors, block.data(), count, dim, yt.data(), count);
-            add_block_products(yt.data(), count, block.data(), dim, zt.data());
-        }
-    });
-    RowMatrix total = RowMatrix::Zero(kVectors, dim);
-    for (const RowMatrix& zt : partial) total += zt;
-    return total.topRows(k) / static_cast<double>(stats.finite_rows - 1);
-}
-
-// Rows of wt (k, d) made orthonormal, spanning the same space (Householder QR, deterministic).
-RowMatrix orthonormal_rows(const RowMatrix& wt) {
-    const Eigen::MatrixXd w = wt.transpose();
-    const Eigen::HouseholderQR<Eigen::MatrixXd> qr(w);
-    const Eigen::MatrixXd q = qr.householderQ() * Eigen::MatrixXd::Identity(w.rows(), w.cols());
-    return q.transpose();
-}
-
-// The iteration's start: fixed pseudo-random values (splitmix64 of each entry's index), so that every
-// run starts alike and no direction of the table is missed by construction.
-RowMatrix start_vectors(Index k, Index dim) {
-    RowMatrix wt(k, dim);
-    for (Index e = 0; e < k * dim; ++e) {
-        std::uint64_t z = static_cast<std::uint64_t>(e) + 0x9E3779B97F4A7C15ULL;
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-        z ^= z >> 31;
-        wt.data()[e] = static_cast<double>(z >> 11) * 0x1.0p-53 - 0.5;
-    }
-    return orthonormal_rows(wt);
-}
-
-// The sign convention: the entry of largest magnitude (the first such) is positive.
-void fix_sign(Vector& v) {
-    Index largest = 0;
-    for (Index c = 1; c < v.size(); ++c) {
-        if (std::abs(v[c]) > std::abs(v[largest])) largest = c;
-    }
-    if (v.size() > 0 && v[largest] < 0.0) v = -v;
-}
-
-// rows (n, d) with the components along every row of basis (m, d, orthonormal rows) removed, twice (once
-// is not enough in floating point), then made orthonormal; rows that vanish are dropped (the Krylov space
-// has stopped growing there).
-RowMatrix orthogonal_to(const RowMatrix& basis, RowMatrix rows) {
-    const double scale = rows.norm();
-    for (int round = 0; round < 2; ++round) {
-        if (basis.rows() > 0) rows -= (rows * basis.transpose()) * basis;
-        rows = orthonormal_rows(rows);
-    }
-    // Householder QR always returns orthonormal rows; a row that was (numerically) in the basis's span
-    // comes back as an arbitrary direction, so keep only the rows with a real new part.
-    RowMatrix kept(0, rows.cols());
-    const RowMatrix again = basis.rows() > 0 ? RowMatrix(rows - (rows * basis.transpose()) * basis) : rows;
-    for (Index r = 0; r < rows.rows(); ++r) {
-        if (scale > 0.0 && again.row(r).norm() > 0.5) {
-            kept.conservativeResize(kept.rows() + 1, Eigen::NoChange);
-            kept.row(kept.rows() - 1) = rows.row(r);
-        }
-    }
-    return kept;
-}
-
-// Block Krylov (block Lanczos with full reorthogonalisation) on the implicit covariance: each pass over the
-// table multiplies the newest block of kVectors basis vectors by C; Rayleigh-Ritz over the whole basis gives
-// the top Ritz pair, and since C times the basis is kept, its residual costs no extra pass. It stops when
-// the Davis-Kahan bound is <= kTolerance, when the basis spans everything, or when the bound stalls (a
-// (near-)repeated top eigenvalue, which no number of passes separates).
-template <class Scalar>
-void find_principal_component(BasicTableView<Scalar> output, const RowStatistics& stats, VocabularyScan& scan) {
-    const Index dim = output.cols();
-    scan.principal_component = Vector::Zero(dim);
-    scan.component_error_bound = std::numeric_limits<double>::infinity();
-    if (dim == 0 || stats.finite_rows < 2) return;
-    RowMatrix basis(0, dim);        // orthonormal rows
-    RowMatrix times_basis(0, dim);  // C times each row of basis
-    RowMatrix block = start_vectors(std::min(kVectors, dim), dim);
-    std::vector<double> bounds;
-    for (int pass = 1; pass <= kMaxPasses && block.rows() > 0; ++pass) {
-        const RowMatrix product = covariance_times(output, stats, block);
-        scan.iterations = pass;
-        const Index m = basis.rows();
-        basis.conservativeResize(m + block.rows(), Eigen::NoChange);
-        basis.bottomRows(block.rows()) = block;
-        times_basis.conservativeResize(m + block.rows(), Eigen::NoChange);
-        times_basis.bottomRows(block.rows()) = product;
-
-        Eigen::MatrixXd h = basis * times_basis.transpose();
-        h = 0.5 * (h + h.transpose()).eval();
-        const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> ritz(h);
-        const Index top = h.rows() - 1;  // Ritz values ascending
-        const double theta = ritz.eigenvalues()[top];
-        Vector v = basis.transpose() * ritz.eigenvectors().col(top);
-        const double residual = (times_basis.transpose() * ritz.eigenvectors().col(top) - theta * v).norm();
-        // The second Ritz value is at most lambda_2 (interlacing) and converges more slowly, so theta_1 -
-        // theta_2 alone would overstate the gap; adding its residual (some eigenvalue lies within it)
-        // keeps the estimate on the safe side.
-        double gap = std::numeric_limits<double>::infinity();
-        if (top >= 1) {
-            const double theta2 = ritz.eigenvalues()[top - 1];
-            const Vector v2 = basis.transpose() * ritz.eigenvectors().col(top - 1);
-            const double residual2 = (times_basis.transpose() * ritz.eigenvectors().col(top - 1) - theta2 * v2).norm();
-            gap = theta - (theta2 + residual2);
-        }
-        const double bound = gap > 0.0 ? residual / gap : std::numeric_limits<double>::infinity();
-        scan.principal_eigenvalue = theta;
-        scan.eigenvalue_gap = gap;
-        scan.component_error_bound = bound;
-        scan.principal_component_converged = bound <= kTolerance;
-        v.normalize();
-        scan.principal_component = v;
-        bounds.push_back(bound);
-        const bool whole_space = basis.rows() >= dim;
-        const bool stalled = bounds.size() > kStallPasses &&
-                             !(bound < 0.5 * bounds[bounds.size() - 1 - kStallPasses]);
-        if (scan.principal_component_converged || whole_space || stalled || !(theta > 0.0)) break;
-        block = orthogonal_to(basis, product.topRows(std::min(product.rows(), dim - basis.rows())));
-    }
-    if (!(scan.principal_eigenvalue > 0.0)) {
-        // The rows do not vary (or the covariance is not finite): there is no direction to remove.
-        scan.principal_component = Vector::Zero(dim);
-        scan.principal_component_converged = false;
-        return;
-    }
-    fix_sign(scan.principal_component);
 }
 
 // U'_i = U_i minus its projection on v, into row (d).
@@ -362,7 +108,7 @@ Vector output_distances(BasicTableView<Scalar> output, const RowStatistics& stat
     std::vector<double> row(static_cast<std::size_t>(dim));
     Index used = 0;
     for (const Index id : references) {
-        if (stats.output_finite[static_cast<std::size_t>(id)] == 0) continue;
+        if (stats.output.finite[static_cast<std::size_t>(id)] == 0) continue;
         widen_rows(output, id, 1, row.data());
         project_out(row.data(), v);
         for (Index c = 0; c < dim; ++c) reference[c] += row[static_cast<std::size_t>(c)];
@@ -374,7 +120,7 @@ Vector output_distances(BasicTableView<Scalar> output, const RowStatistics& stat
     for_each_group(row_groups(rows), 4 * dim, [&](Index, Index begin, Index end) {
         std::vector<double> u(static_cast<std::size_t>(dim));
         for (Index i = begin; i < end; ++i) {
-            if (stats.output_finite[static_cast<std::size_t>(i)] == 0) {
+            if (stats.output.finite[static_cast<std::size_t>(i)] == 0) {
                 distance[i] = std::numeric_limits<double>::quiet_NaN();
                 continue;
             }
@@ -441,7 +187,13 @@ VocabularyScan scan(BasicTableView<Scalar> input, BasicTableView<Scalar> output,
     result.output_norm = std::move(stats.output_norm);
     result.input_output_cosine = std::move(stats.input_output_cosine);
     if (!references.empty()) {
-        find_principal_component(output, stats, result);
+        const detail::PrincipalComponent component = detail::principal_component(output, stats.output);
+        result.principal_component = component.component;
+        result.principal_eigenvalue = component.eigenvalue;
+        result.eigenvalue_gap = component.gap;
+        result.component_error_bound = component.error_bound;
+        result.principal_component_converged = component.converged;
+        result.iterations = component.iterations;
         result.output_distance = output_distances(output, stats, result.principal_component, references);
         result.main_indicator = "output_distance";
     } else {

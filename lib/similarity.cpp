@@ -11,7 +11,7 @@
 #endif
 
 #include "checks.hpp"
-#include "threads/float_mode.hpp"
+#include "floating_point/float_mode.hpp"
 #include "kernels/row_kernels.hpp"
 #include "kernels/narrow_kernels.hpp"
 #include "kernels/narrow_values.hpp"

@@ -11,7 +11,7 @@
 
 namespace {
 
-using embed::Dtype;
+using embed::ElementType;
 using embed::Index;
 using embed::VocabGrowth;
 using testing::HasSubstr;
@@ -81,34 +81,47 @@ TEST(UntiedParams, RejectsCountsPastTheLargestIndex) {
     EXPECT_EQ(embed::untied_params(kTwoTo61, 1), kTwoTo62);
 }
 
-TEST(DtypeBytes, AreTheFormatsWidths) {
-    EXPECT_EQ(embed::dtype_bytes(Dtype::fp64), 8);
-    EXPECT_EQ(embed::dtype_bytes(Dtype::fp32), 4);
-    EXPECT_EQ(embed::dtype_bytes(Dtype::bf16), 2);
-    EXPECT_EQ(embed::dtype_bytes(Dtype::fp16), 2);
-}
-
-TEST(DtypeName, IsTheUsualName) {
-    EXPECT_EQ(std::string(embed::dtype_name(Dtype::fp64)), "fp64");
-    EXPECT_EQ(std::string(embed::dtype_name(Dtype::fp32)), "fp32");
-    EXPECT_EQ(std::string(embed::dtype_name(Dtype::bf16)), "bf16");
-    EXPECT_EQ(std::string(embed::dtype_name(Dtype::fp16)), "fp16");
-}
-
 TEST(TableBytes, IsParamsTimesWidth) {
-    EXPECT_EQ(embed::table_bytes(32768, Dtype::fp64), 262144);  // 32768 * 8
-    EXPECT_EQ(embed::table_bytes(32768, Dtype::fp32), 131072);  // 32768 * 4
-    EXPECT_EQ(embed::table_bytes(32768, Dtype::bf16), 65536);  // 32768 * 2
-    EXPECT_EQ(embed::table_bytes(0, Dtype::fp16), 0);
+    EXPECT_EQ(embed::table_bytes(32768, ElementType::f64), 262144);  // 32768 * 8
+    EXPECT_EQ(embed::table_bytes(32768, ElementType::f32), 131072);  // 32768 * 4
+    EXPECT_EQ(embed::table_bytes(32768, ElementType::bf16), 65536);  // 32768 * 2
+    EXPECT_EQ(embed::table_bytes(32768, ElementType::f16), 65536);   // 32768 * 2
+    EXPECT_EQ(embed::table_bytes(0, ElementType::f16), 0);
+    EXPECT_EQ(embed::table_bytes(7, ElementType::f32), 28);  // one value per element: any count
+}
+
+// ggml's blocks (ggml-common.h): q4_0 is an fp16 scale and 32 four-bit values (2 + 16 bytes), q8_0 a scale
+// and 32 bytes (34), q4_k 256 values in 2 + 2 + 12 + 128 bytes (144), q6_k 128 + 64 + 16 + 2 (210).
+TEST(TableBytes, IsWholeBlocksTimesTheBlockBytesForQuantisedTypes) {
+    EXPECT_EQ(embed::table_bytes(32768, ElementType::q4_0), 18432);   // 1024 blocks * 18
+    EXPECT_EQ(embed::table_bytes(32768, ElementType::q8_0), 34816);   // 1024 blocks * 34
+    EXPECT_EQ(embed::table_bytes(32768, ElementType::q4_k), 18432);   // 128 blocks * 144
+    EXPECT_EQ(embed::table_bytes(32768, ElementType::q6_k), 26880);   // 128 blocks * 210
+    EXPECT_EQ(embed::table_bytes(0, ElementType::q2_k), 0);
+}
+
+TEST(TableBytes, RejectsPartBlocksNamingTheCountAndTheBlock) {
+    EXPECT_THAT([] { embed::table_bytes(33, ElementType::q4_0); },
+                ThrowsMessage<std::invalid_argument>(HasSubstr("params = 33 is not a multiple of 32")));
+    EXPECT_THAT([] { embed::table_bytes(32768 + 128, ElementType::q6_k); },
+                ThrowsMessage<std::invalid_argument>(HasSubstr("256, the values in one block of q6_k")));
 }
 
 TEST(TableBytes, RejectsNegativeParamsNamingThem) {
-    EXPECT_THAT([] { embed::table_bytes(-10, Dtype::fp32); }, ThrowsMessage<std::invalid_argument>(HasSubstr("-10")));
+    EXPECT_THAT([] { embed::table_bytes(-10, ElementType::f32); },
+                ThrowsMessage<std::invalid_argument>(HasSubstr("-10")));
+    EXPECT_THAT([] { embed::table_bytes(-32, ElementType::q4_0); },
+                ThrowsMessage<std::invalid_argument>(HasSubstr("-32")));
 }
 
 TEST(TableBytes, RejectsCountsPastTheLargestIndex) {
-    EXPECT_THROW(embed::table_bytes(kTwoTo61, Dtype::fp64), std::overflow_error);  // 2^64
-    EXPECT_EQ(embed::table_bytes(kTwoTo61, Dtype::fp16), kTwoTo62);
+    EXPECT_THROW(embed::table_bytes(kTwoTo61, ElementType::f64), std::overflow_error);  // 2^64
+    EXPECT_EQ(embed::table_bytes(kTwoTo61, ElementType::f16), kTwoTo62);
+    // 2^61 / 32 = 2^56 blocks of 18 bytes: 18 * 2^56 = 1.125 * 2^60 fits; q8_0's 34 * 2^56 = 1.0625 * 2^61 too.
+    EXPECT_EQ(embed::table_bytes(kTwoTo61, ElementType::q4_0), 18 * (Index{1} << 56));
+    // q8_0 takes more bytes than values (34 per 32): 2^58 - 1 blocks of 34 bytes are about 1.06 * 2^63.
+    EXPECT_THROW(embed::table_bytes(std::numeric_limits<Index>::max() / 32 * 32, ElementType::q8_0),
+                 std::overflow_error);
 }
 
 }  // namespace

@@ -43,8 +43,10 @@ std::uint16_t random_finite_half(std::mt19937& random) {
     return static_cast<std::uint16_t>(sign << 15 | exponent << 10 | fraction);
 }
 
-/// blocks blocks of type: random bytes, then each fp16 field set. Field k of block b is special_halves'
-/// entry b + 5k while there are specials left, then a random finite half.
+/// blocks blocks of type: random bytes, then each fp16 field set. In the first special_halves.size() blocks
+/// field k of block b is special_halves' entry (b + 5k) modulo its size, so every field (a second one, m or
+/// dmin, too) meets every special, beside a different special or finite half in the other field; later
+/// blocks take random finite halves.
 std::string random_blocks(const GgmlQuantType& type, int blocks, std::uint32_t seed) {
     std::mt19937 random(seed);
     std::string bytes;
@@ -52,9 +54,10 @@ std::string random_blocks(const GgmlQuantType& type, int blocks, std::uint32_t s
         std::string block;
         for (int i = 0; i < type.block_bytes; ++i) block += static_cast<char>(random() & 0xFFu);
         for (std::size_t k = 0; k < type.half_fields.size(); ++k) {
-            const std::size_t special = static_cast<std::size_t>(b) + 5 * k;
-            const std::uint16_t half =
-                special < special_halves.size() ? special_halves[special] : random_finite_half(random);
+            const auto block_index = static_cast<std::size_t>(b);
+            const std::uint16_t half = block_index < special_halves.size()
+                                           ? special_halves[(block_index + 5 * k) % special_halves.size()]
+                                           : random_finite_half(random);
             block[static_cast<std::size_t>(type.half_fields[k])] = static_cast<char>(half & 0xFF);
             block[static_cast<std::size_t>(type.half_fields[k]) + 1] = static_cast<char>(half >> 8);
         }
@@ -174,6 +177,41 @@ TEST_P(QuantTypes, LoadsAsGgmlComputesInFloat32AndWidenedToDouble) {
     }
     EXPECT_THAT([&] { (void)embed::load_table_bf16(file); },
                 testing::ThrowsMessage<FileFormatError>(HasSubstr("has dtype " + type.name + ", which a bfloat16")));
+}
+
+// The second fp16 field (m of Q4_1 and Q5_1, dmin of Q2_K, Q4_K and Q5_K) is added to or subtracted from
+// every value of its block (Q2_K, Q4_K, Q5_K: times a 4- or 6-bit min, inf * 0 being NaN): where it is NaN or
+// infinite and the first field finite, no loaded value of the block is finite, whatever the quants. Each of
+// the five such fields in the fixtures (quiet, signalling and negative NaN, +inf, -inf) is checked.
+TEST_P(QuantTypes, ANanOrInfiniteSecondScaleLeavesNoValueOfItsBlockFinite) {
+    const GgmlQuantType& type = GetParam();
+    if (type.half_fields.size() < 2) GTEST_SKIP() << type.name << " has one fp16 field";
+    const auto [rows, cols] = fixture_shape(type);
+    const std::string blocks = fixture_blocks(type);
+    const TempDir dir;
+    const auto file = dir.write("q.gguf", quant_gguf(type.id, static_cast<std::uint64_t>(rows),
+                                                     static_cast<std::uint64_t>(cols), blocks));
+    const embed::TableF32 f32 = embed::load_table_f32(file);
+    const std::vector<float> expected = embed_test::reference_values(type, blocks);
+    const auto half_at = [&](std::size_t block, int field) {
+        const std::size_t at = block * static_cast<std::size_t>(type.block_bytes) + static_cast<std::size_t>(field);
+        return static_cast<std::uint16_t>(static_cast<unsigned char>(blocks[at]) |
+                                          static_cast<unsigned char>(blocks[at + 1]) << 8);
+    };
+    std::vector<std::uint16_t> seen;
+    for (std::size_t b = 0; b < blocks.size() / static_cast<std::size_t>(type.block_bytes); ++b) {
+        const std::uint16_t first = half_at(b, type.half_fields[0]);
+        const std::uint16_t second = half_at(b, type.half_fields[1]);
+        const bool first_finite = (first & 0x7C00) != 0x7C00;
+        if ((second & 0x7C00) != 0x7C00 || !first_finite) continue;
+        seen.push_back(second);
+        for (int v = 0; v < type.block_values; ++v) {
+            const std::size_t i = b * static_cast<std::size_t>(type.block_values) + static_cast<std::size_t>(v);
+            EXPECT_FALSE(std::isfinite(f32.data()[i])) << type.name << " block " << b << " value " << v;
+            EXPECT_TRUE(same_value(f32.data()[i], expected[i])) << type.name << " block " << b << " value " << v;
+        }
+    }
+    EXPECT_THAT(seen, testing::UnorderedElementsAre(0x7E00, 0x7C01, 0xFE00, 0x7C00, 0xFC00)) << type.name;
 }
 
 TEST_P(QuantTypes, RowWidthNotAWholeNumberOfBlocksIsRefused) {

@@ -1,5 +1,5 @@
 // The row kernels, compiled for one instruction set only (this file is linked
-// three times with lib/kernels/row_kernels.cpp and lib/kernels/narrow_kernels.cpp built for the
+// three times with lib/kernels/row_kernels.cpp, narrow_kernels.cpp and block_products.cpp built for the
 // baseline, AVX2 and AVX-512; see CMakeLists.txt), give the documented
 // order's bits. So every instruction set gives the same scores, wherever the
 // rows start in memory. This file
@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include "documented_order.hpp"
+#include "kernels/block_products.hpp"
 #include "kernels/row_kernels.hpp"
 #include "kernels/narrow_kernels.hpp"
 #include "kernels/streaming.hpp"
@@ -91,14 +92,13 @@ std::vector<StreamSettings> every_row_setting() {
     return settings;
 }
 
-// The row loops' part of a setting, as a failure message names it.
+// A setting as a failure message names it: every member and its value.
 std::string setting_label(const StreamSettings& setting) {
-    return std::string("hint ") + embed::detail::hint_name(setting.row_hint) + " distance " +
-           std::to_string(setting.row_distance_bytes) + " rows " + std::to_string(setting.rows_per_step) +
-           " wide rows " + std::to_string(setting.wide_rows_per_step) + " wide distance " +
-           std::to_string(setting.wide_row_distance_bytes) +
-           " float32 hint " + embed::detail::hint_name(setting.float32_hint) + " bfloat16 hint " +
-           embed::detail::hint_name(setting.bfloat16_hint);
+    std::string label;
+    for (const embed::detail::StreamSettingRow& row : embed::detail::kStreamSettings) {
+        label += std::string(label.empty() ? "" : " ") + row.member + " " + std::to_string(row.get(setting));
+    }
+    return label;
 }
 
 // Puts the library's default settings back when a test ends, whatever it set.
@@ -455,6 +455,37 @@ TYPED_TEST(NarrowKernelsOnOneInstructionSet, WidenValuesConvertsEveryTopHalfExac
             const auto k = static_cast<std::size_t>(i);
             ASSERT_EQ(std::bit_cast<std::uint64_t>(wide[k]), std::bit_cast<std::uint64_t>(widened(values[k])))
                 << "start " << start << " value " << i;
+        }
+    }
+}
+
+// The scan's block products (lib/kernels/block_products.cpp): each entry of zt, starting from a value
+// already there, adds yt(j, r) * block(r, c) for r = 0, 1, ... in turn, one rounded multiply and one rounded
+// add each, in every column (whole 8-wide vectors and the tail), whatever the block's rows.
+TEST_F(KernelsOnOneInstructionSet, BlockProductsAddEachRowInTurn) {
+    constexpr Index kVectors = embed::detail::kProductVectors;
+    for (const Index dim : kWidths) {
+        for (const Index count : {1, 5, 8, 64}) {
+            const std::vector<double> block = some_values(static_cast<std::size_t>(count * dim), 21);
+            const std::vector<double> yt = some_values(static_cast<std::size_t>(kVectors * count), 22);
+            std::vector<double> zt = some_values(static_cast<std::size_t>(kVectors * dim), 23);
+            std::vector<double> expected = zt;
+            for (Index j = 0; j < kVectors; ++j) {
+                for (Index c = 0; c < dim; ++c) {
+                    double sum = expected[static_cast<std::size_t>(j * dim + c)];
+                    for (Index r = 0; r < count; ++r) {
+                        const double product = yt[static_cast<std::size_t>(j * count + r)] *
+                                               block[static_cast<std::size_t>(r * dim + c)];
+                        sum += product;
+                    }
+                    expected[static_cast<std::size_t>(j * dim + c)] = sum;
+                }
+            }
+            embed::detail::add_block_products(yt.data(), count, block.data(), dim, zt.data());
+            for (std::size_t e = 0; e < zt.size(); ++e) {
+                ASSERT_EQ(std::bit_cast<std::uint64_t>(zt[e]), std::bit_cast<std::uint64_t>(expected[e]))
+                    << "d " << dim << " count " << count << " entry " << e;
+            }
         }
     }
 }

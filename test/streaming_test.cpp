@@ -38,15 +38,6 @@ using embed::detail::PrefetchHint;
 using embed::detail::StreamSettings;
 using embed_test::DefaultsAfter;
 
-bool same(const StreamSettings& a, const StreamSettings& b) {
-    return a.row_hint == b.row_hint && a.row_distance_bytes == b.row_distance_bytes &&
-           a.halve_distance_near_row == b.halve_distance_near_row &&
-           a.rows_per_step == b.rows_per_step && a.wide_rows_per_step == b.wide_rows_per_step &&
-           a.wide_row_distance_bytes == b.wide_row_distance_bytes &&
-           a.float32_hint == b.float32_hint && a.bfloat16_hint == b.bfloat16_hint && a.gather_hint == b.gather_hint &&
-           a.gather_rows_ahead == b.gather_rows_ahead && a.stream_results_above_bytes == b.stream_results_above_bytes;
-}
-
 // Expects set_stream_settings(bad) to throw invalid_argument whose message holds `names`, and to change nothing.
 void expect_refused(const StreamSettings& bad, const std::string& names) {
     const StreamSettings before = embed::detail::stream_settings();
@@ -56,7 +47,7 @@ void expect_refused(const StreamSettings& bad, const std::string& names) {
     } catch (const std::invalid_argument& e) {
         EXPECT_NE(std::string(e.what()).find(names), std::string::npos) << e.what();
     }
-    EXPECT_TRUE(same(embed::detail::stream_settings(), before));
+    EXPECT_EQ(embed::detail::stream_settings(), before);
 }
 
 TEST(StreamSettings, RefusesValuesOutsideTheirRangesAndKeepsTheOldOnes) {
@@ -65,43 +56,43 @@ TEST(StreamSettings, RefusesValuesOutsideTheirRangesAndKeepsTheOldOnes) {
     other.row_hint = PrefetchHint::t2;
     other.gather_rows_ahead = 5;
     embed::detail::set_stream_settings(other);
-    ASSERT_TRUE(same(embed::detail::stream_settings(), other));
+    ASSERT_EQ(embed::detail::stream_settings(), other);
 
     StreamSettings bad = other;
     bad.row_distance_bytes = -64;
-    expect_refused(bad, "prefetch distance in bytes -64 is outside [0, 65536]");
+    expect_refused(bad, "row_distance_bytes -64 is outside [0, 65536]");
     bad = other;
     bad.row_distance_bytes = 65537;
     expect_refused(bad, "65537");
     bad = other;
     bad.wide_row_distance_bytes = 70000;
-    expect_refused(bad, "wide prefetch distance in bytes 70000 is outside [0, 65536]");
+    expect_refused(bad, "wide_row_distance_bytes 70000 is outside [0, 65536]");
     bad = other;
     bad.rows_per_step = 3;
-    expect_refused(bad, "rows per step 3 is not one of 1, 2, 4");
+    expect_refused(bad, "rows_per_step 3 is not one of 1, 2, 4");
     bad = other;
     bad.wide_rows_per_step = 0;
-    expect_refused(bad, "wide rows per step 0 is not one of 1, 2, 4");
+    expect_refused(bad, "wide_rows_per_step 0 is not one of 1, 2, 4");
     bad = other;
     bad.gather_rows_ahead = 65;
-    expect_refused(bad, "gather rows ahead 65 is outside [0, 64]");
+    expect_refused(bad, "gather_rows_ahead 65 is outside [0, 64]");
     bad = other;
     bad.stream_results_above_bytes = -1;
-    expect_refused(bad, "bound of the results streamed in bytes -1 is outside [0, 1099511627776]");
+    expect_refused(bad, "stream_results_above_bytes -1 is outside [0, 1099511627776]");
     bad = other;
     bad.row_hint = static_cast<PrefetchHint>(4);
-    expect_refused(bad, "row prefetch hint 4");
+    expect_refused(bad, "row_hint 4 is outside [-1, 3]");
     bad = other;
     bad.gather_hint = static_cast<PrefetchHint>(-2);
-    expect_refused(bad, "gather prefetch hint -2");
+    expect_refused(bad, "gather_hint -2 is outside [-1, 3]");
     for (const PrefetchHint hint : {PrefetchHint::t2, PrefetchHint::t1}) {
-        const std::string why = std::to_string(static_cast<int>(hint)) + " is not none (-1), nta (0) or t0 (3)";
+        const std::string why = std::to_string(static_cast<int>(hint)) + " is not one of none (-1), nta (0), t0 (3)";
         bad = other;
         bad.float32_hint = hint;
-        expect_refused(bad, std::string("float32 prefetch hint ") + why);
+        expect_refused(bad, "float32_hint " + why);
         bad = other;
         bad.bfloat16_hint = hint;
-        expect_refused(bad, std::string("bfloat16 prefetch hint ") + why);
+        expect_refused(bad, "bfloat16_hint " + why);
     }
 }
 
@@ -240,7 +231,7 @@ TEST(StreamSettings, DefaultsDifferInHowTheRowLoopsStreamBetweenKindsOfCpu) {
     for (const StreamSettings& s : {zen4, intel, older}) EXPECT_EQ(s.stream_results_above_bytes, Index{16} << 20);
     for (const StreamSettings& s : {zen5, zen4, intel, older}) {
         embed::detail::set_stream_settings(s);
-        EXPECT_TRUE(same(embed::detail::stream_settings(), s));
+        EXPECT_EQ(embed::detail::stream_settings(), s);
     }
 }
 
@@ -292,10 +283,10 @@ void expect_variable_forces(const char* variable, Value StreamSettings::*field,
         StreamSettings forced = embed::detail::default_stream_settings();
         EXPECT_EQ(forced.*field, expected) << variable << "=" << text;
         forced.*field = own.*field;
-        EXPECT_TRUE(same(forced, own)) << variable << "=" << text << " changed another setting";
+        EXPECT_EQ(forced, own) << variable << "=" << text << " changed another setting";
     }
     ASSERT_EQ(unsetenv(variable), 0);
-    EXPECT_TRUE(same(embed::detail::default_stream_settings(), own));
+    EXPECT_EQ(embed::detail::default_stream_settings(), own);
 }
 
 TEST(StreamSettings, EmbedRowsPerStepForcesTheRowsAndUnknownValuesAreIgnored) {
@@ -310,25 +301,23 @@ TEST(StreamSettings, EmbedWideRowsPerStepForcesTheWideRowsAndUnknownValuesAreIgn
                                   {{"1", 1}, {"2", 2}, {"4", 4}, {"8", own}, {"", own}, {"01", own}});
 }
 
+// A forced distance leaves halve_distance_near_row as it was (EMBED_HALVE_DISTANCE_NEAR_ROW=0 turns it off).
 TEST(StreamSettings, EmbedPrefetchDistanceForcesTheDistanceAndUnknownValuesAreIgnored) {
     const StreamSettings own = embed::detail::default_stream_settings_for(embed::detail::this_cpu_kind());
-    const std::pair<const char*, Index> cases[] = {{"1024", 1024}, {"2048", 2048}, {"4096", 4096}, {"8192", 8192},
-                                                   {"512", -1}, {"", -1}, {"4096 ", -1}, {"04096", -1}};
-    for (const auto& [text, forced] : cases) {  // -1: not a distance the variable takes, so nothing forced
-        ASSERT_EQ(setenv("EMBED_PREFETCH_DISTANCE", text, 1), 0);
-        StreamSettings expected = own;
-        if (forced != -1) {
-            expected.row_distance_bytes = forced;
-            expected.halve_distance_near_row = false;  // the forced distance is the distance asked
-        }
-        EXPECT_TRUE(same(embed::detail::default_stream_settings(), expected)) << "EMBED_PREFETCH_DISTANCE=" << text;
-    }
-    ASSERT_EQ(unsetenv("EMBED_PREFETCH_DISTANCE"), 0);
-    EXPECT_TRUE(same(embed::detail::default_stream_settings(), own));
+    expect_variable_forces<Index>("EMBED_PREFETCH_DISTANCE", &StreamSettings::row_distance_bytes,
+                                  {{"1024", 1024}, {"2048", 2048}, {"4096", 4096}, {"8192", 8192},
+                                   {"512", own.row_distance_bytes}, {"", own.row_distance_bytes},
+                                   {"4096 ", own.row_distance_bytes}, {"04096", own.row_distance_bytes}});
     expect_variable_forces<Index>("EMBED_WIDE_PREFETCH_DISTANCE", &StreamSettings::wide_row_distance_bytes,
                                   {{"1024", 1024}, {"2048", 2048}, {"4096", 4096}, {"8192", 8192},
                                    {"16384", own.wide_row_distance_bytes}, {"", own.wide_row_distance_bytes},
                                    {"1k", own.wide_row_distance_bytes}});
+}
+
+TEST(StreamSettings, EmbedHalveDistanceNearRowTakesZeroOrOne) {
+    const bool own = embed::detail::default_stream_settings_for(embed::detail::this_cpu_kind()).halve_distance_near_row;
+    expect_variable_forces<bool>("EMBED_HALVE_DISTANCE_NEAR_ROW", &StreamSettings::halve_distance_near_row,
+                                 {{"0", false}, {"1", true}, {"true", own}, {"", own}, {"2", own}, {"01", own}});
 }
 
 TEST(StreamSettings, EmbedPrefetchForcesTheRowHintAndUnknownNamesAreIgnored) {
@@ -344,24 +333,66 @@ TEST(StreamSettings, EmbedPrefetchForcesTheRowHintAndUnknownNamesAreIgnored) {
                                           {"t3", own}});
 }
 
-// One variable forces the float32 and the bfloat16 hint together. Their loops are built for three hints only,
-// so the other hints' names are ignored too.
-TEST(StreamSettings, EmbedNarrowPrefetchForcesBothNarrowHintsToNoneNtaOrT0Only) {
+// The float32 and bfloat16 loops are built for three hints only, so the other hints' names are ignored too.
+TEST(StreamSettings, EmbedFloat32AndBfloat16PrefetchForceTheirHintToNoneNtaOrT0Only) {
     const StreamSettings own = embed::detail::default_stream_settings_for(embed::detail::this_cpu_kind());
-    const std::pair<const char*, std::optional<PrefetchHint>> cases[] = {
-        {"none", PrefetchHint::none}, {"nta", PrefetchHint::nta}, {"t0", PrefetchHint::t0}, {"t1", std::nullopt},
-        {"t2", std::nullopt},         {"NTA", std::nullopt},      {"", std::nullopt}};
-    for (const auto& [text, forced_hint] : cases) {
-        ASSERT_EQ(setenv("EMBED_NARROW_PREFETCH", text, 1), 0);
-        StreamSettings forced = embed::detail::default_stream_settings();
-        EXPECT_EQ(forced.float32_hint, forced_hint.value_or(own.float32_hint)) << text;
-        EXPECT_EQ(forced.bfloat16_hint, forced_hint.value_or(own.bfloat16_hint)) << text;
-        forced.float32_hint = own.float32_hint;
-        forced.bfloat16_hint = own.bfloat16_hint;
-        EXPECT_TRUE(same(forced, own)) << "EMBED_NARROW_PREFETCH=" << text << " changed another setting";
+    expect_variable_forces<PrefetchHint>("EMBED_FLOAT32_PREFETCH", &StreamSettings::float32_hint,
+                                         {{"none", PrefetchHint::none},
+                                          {"nta", PrefetchHint::nta},
+                                          {"t0", PrefetchHint::t0},
+                                          {"t1", own.float32_hint},
+                                          {"t2", own.float32_hint},
+                                          {"NTA", own.float32_hint},
+                                          {"", own.float32_hint}});
+    expect_variable_forces<PrefetchHint>("EMBED_BFLOAT16_PREFETCH", &StreamSettings::bfloat16_hint,
+                                         {{"none", PrefetchHint::none},
+                                          {"nta", PrefetchHint::nta},
+                                          {"t0", PrefetchHint::t0},
+                                          {"t1", own.bfloat16_hint},
+                                          {"t2", own.bfloat16_hint},
+                                          {"", own.bfloat16_hint}});
+}
+
+// Every row of EMBED_STREAM_SETTINGS: its variable, set to each value it takes, forces its member alone (to
+// the value times the variable's unit), and set_stream_settings accepts the result.
+TEST(StreamSettings, EveryVariableForcesItsOwnMemberAlone) {
+    const DefaultsAfter restore;
+    const StreamSettings own = embed::detail::default_stream_settings_for(embed::detail::this_cpu_kind());
+    for (const embed::detail::StreamSettingRow& row : embed::detail::kStreamSettings) {
+        for (const Index value : row.values) {
+            const std::string text = embed::detail::value_text(row, value);
+            ASSERT_EQ(setenv(row.variable, text.c_str(), 1), 0);
+            StreamSettings forced = embed::detail::default_stream_settings();
+            EXPECT_EQ(row.get(forced), value * row.unit) << row.variable << "=" << text;
+            embed::detail::set_stream_settings(forced);
+            EXPECT_EQ(embed::detail::stream_settings(), forced) << row.variable << "=" << text;
+            row.set(forced, row.get(own));
+            EXPECT_EQ(forced, own) << row.variable << "=" << text << " changed another member than " << row.member;
+        }
+        ASSERT_EQ(unsetenv(row.variable), 0);
     }
-    ASSERT_EQ(unsetenv("EMBED_NARROW_PREFETCH"), 0);
-    EXPECT_TRUE(same(embed::detail::default_stream_settings(), own));
+    EXPECT_EQ(embed::detail::default_stream_settings(), own);
+}
+
+// API.md's table of variables lists exactly the rows of EMBED_STREAM_SETTINGS, in order, each as
+// "| `VARIABLE` | meaning | `value`, `value` |" (the values as the variable takes them).
+TEST(StreamSettings, TheApiDocumentListsExactlyTheSettingsTable) {
+    std::ifstream api(EMBED_API_MD);
+    ASSERT_TRUE(api) << EMBED_API_MD;
+    std::vector<std::string> documented;
+    std::string line;
+    while (std::getline(api, line)) {
+        if (line.rfind("| `EMBED_", 0) == 0 && line.rfind("| `EMBED_NUM_THREADS`", 0) != 0) documented.push_back(line);
+    }
+    std::vector<std::string> expected;
+    for (const embed::detail::StreamSettingRow& row : embed::detail::kStreamSettings) {
+        std::string values;
+        for (const Index value : row.values) {
+            values += (values.empty() ? "`" : ", `") + embed::detail::value_text(row, value) + "`";
+        }
+        expected.push_back(std::string("| `") + row.variable + "` | " + row.meaning + " | " + values + " |");
+    }
+    EXPECT_EQ(documented, expected);
 }
 
 TEST(StreamSettings, EmbedGatherPrefetchForcesTheGatherHintAndUnknownNamesAreIgnored) {

@@ -2,6 +2,7 @@
 // Counting parameters, tied and untied, and what a bigger vocabulary costs.
 // Integer arithmetic only; a count past 2^63 - 1 throws overflow_error.
 
+#include "embed/element_type.hpp"
 #include "embed/types.hpp"
 
 namespace embed {
@@ -28,16 +29,10 @@ struct VocabGrowth {
 /// Counts for (V, d) and (V * factor, d), tied and untied; saved = untied - tied.
 VocabGrowth vocab_growth(Index vocab, Index dim, Index factor);
 
-/// Number formats a table may be stored in.
-enum class Dtype { fp64, fp32, bf16, fp16 };
-
-/// Bytes one value takes in a format: 8, 4, 2 or 2.
-Index dtype_bytes(Dtype dtype);
-
-/// The format's usual name: "fp64", "fp32", "bf16" or "fp16".
-const char* dtype_name(Dtype dtype);
-
-/// Bytes of `params` values stored in a format: params * dtype_bytes(dtype).
-Index table_bytes(Index params, Dtype dtype);
+/// Bytes of `params` values stored as `type`: params / block_values(type) * block_bytes(type) (params * 8,
+/// 4, 2 or 2 for f64, f32, f16 and bf16). For a quantised type params must be whole blocks (a multiple of 32
+/// or 256); any other count throws std::invalid_argument naming it and the block, a negative one likewise,
+/// and a byte count past 2^63 - 1 throws std::overflow_error.
+Index table_bytes(Index params, ElementType type);
 
 }  // namespace embed

@@ -11,7 +11,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "threads/float_mode.hpp"
+#include "floating_point/float_mode.hpp"
 #include "io/dequantise.hpp"
 #include "io/formats.hpp"
 #include "io/half.hpp"

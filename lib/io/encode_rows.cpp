@@ -12,7 +12,7 @@
 #include "io/half.hpp"
 #include "io/quantise.hpp"
 #include "kernels/narrow_values.hpp"
-#include "threads/float_mode.hpp"
+#include "floating_point/float_mode.hpp"
 #include "threads/parallel.hpp"
 
 namespace embed::io {

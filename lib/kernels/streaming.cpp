@@ -1,12 +1,10 @@
 #include "kernels/streaming.hpp"
 
-#include <algorithm>
 #include <atomic>
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
 #include <cstdlib>
-#include <cstring>
 #include <iterator>
 #include <optional>
 #include <stdexcept>
@@ -15,91 +13,60 @@
 namespace embed::detail {
 namespace {
 
-// One atomic per field: the settings are read at the start of every call
-// from any thread, and written only by the sweep and the tests.
+// One atomic per setting: the settings are read at the start of every call from any thread, and written
+// only by the sweep and the tests. Each holds its member as an Index (a hint as its number).
+#define EMBED_STREAM_SETTING_ATOMIC(type, member, ...) std::atomic<Index> member;
 struct Current {
-    std::atomic<int> row_hint;
-    std::atomic<Index> row_distance_bytes;
-    std::atomic<bool> halve_distance_near_row;
-    std::atomic<Index> rows_per_step;
-    std::atomic<Index> wide_rows_per_step;
-    std::atomic<Index> wide_row_distance_bytes;
-    std::atomic<int> float32_hint;
-    std::atomic<int> bfloat16_hint;
-    std::atomic<int> gather_hint;
-    std::atomic<Index> gather_rows_ahead;
-    std::atomic<Index> stream_results_above_bytes;
+    EMBED_STREAM_SETTINGS(EMBED_STREAM_SETTING_ATOMIC)
 };
+#undef EMBED_STREAM_SETTING_ATOMIC
 
-Current& current() {
-    static Current settings = [] {
-        const StreamSettings d = default_stream_settings();
-        return Current{static_cast<int>(d.row_hint),      d.row_distance_bytes,
-                       d.halve_distance_near_row,
-                       d.rows_per_step,                   d.wide_rows_per_step,
-                       d.wide_row_distance_bytes,
-                       static_cast<int>(d.float32_hint),  static_cast<int>(d.bfloat16_hint),
-                       static_cast<int>(d.gather_hint),   d.gather_rows_ahead,
-                       d.stream_results_above_bytes};
-    }();
+#define EMBED_STREAM_SETTING_STORE(type, member, ...) \
+    now.member.store(static_cast<Index>(settings.member), std::memory_order_relaxed);
+void store(Current& now, const StreamSettings& settings) { EMBED_STREAM_SETTINGS(EMBED_STREAM_SETTING_STORE) }
+#undef EMBED_STREAM_SETTING_STORE
+
+#define EMBED_STREAM_SETTING_LOAD(type, member, ...) \
+    settings.member = static_cast<type>(now.member.load(std::memory_order_relaxed));
+StreamSettings load(const Current& now) {
+    StreamSettings settings{};
+    EMBED_STREAM_SETTINGS(EMBED_STREAM_SETTING_LOAD)
     return settings;
 }
+#undef EMBED_STREAM_SETTING_LOAD
 
-// The float32 and bfloat16 loops are compiled for these three hints only (lib/kernels/narrow_kernels.cpp says why).
-bool is_narrow_hint(PrefetchHint hint) {
-    return hint == PrefetchHint::none || hint == PrefetchHint::nta || hint == PrefetchHint::t0;
+Current& current() {
+    static Current now;
+    static const bool stored = (store(now, default_stream_settings()), true);
+    (void)stored;
+    return now;
 }
 
-void require_in(Index value, Index low, Index high, const char* what) {
-    if (value < low || value > high) {
-        throw std::invalid_argument(std::string(what) + " " + std::to_string(value) + " is outside [" +
-                                    std::to_string(low) + ", " + std::to_string(high) + "]");
-    }
-}
-
-// text as one of the float32 and bfloat16 loops' hints (none, nta or t0); nullopt for null or any other text.
-std::optional<PrefetchHint> narrow_hint_named(const char* text) {
-    if (text == nullptr) return std::nullopt;
-    for (const PrefetchHint hint : kNarrowPrefetchHints) {
-        if (std::strcmp(text, hint_name(hint)) == 0) return hint;
-    }
-    return std::nullopt;
-}
-
-void require_narrow_hint(PrefetchHint hint, const char* what) {
-    if (!is_narrow_hint(hint)) {
-        throw std::invalid_argument(std::string(what) + " " + std::to_string(static_cast<int>(hint)) +
-                                    " is not none (-1), nta (0) or t0 (3)");
-    }
-}
-
-// The numbers of `allowed` as "1, 2, 4", for messages.
-template <std::size_t N>
-std::string listed(const Index (&allowed)[N]) {
+// The values row allows, as value_text writes them: "1, 2, 4" or "none (-1), nta (0), t0 (3)".
+std::string listed(const StreamSettingRow& row) {
     std::string text;
-    for (const Index number : allowed) text += (text.empty() ? "" : ", ") + std::to_string(number);
+    for (const Index value : row.values) {
+        text += text.empty() ? "" : ", ";
+        text += row.kind == ValueKind::hint ? value_text(row, value) + " (" + std::to_string(value) + ")"
+                                            : std::to_string(value * row.unit);
+    }
     return text;
 }
 
-void require_rows_per_step(Index rows, const char* what) {
-    if (std::find(std::begin(kRowsPerStepChoices), std::end(kRowsPerStepChoices), rows) ==
-        std::end(kRowsPerStepChoices)) {
-        throw std::invalid_argument(std::string(what) + " " + std::to_string(rows) + " is not one of " +
-                                    listed(kRowsPerStepChoices));
+// Throws invalid_argument naming the member, its value and what row allows, unless row allows value.
+void require_allowed(const StreamSettingRow& row, Index value) {
+    const std::string named = std::string(row.member) + " " + std::to_string(value);
+    if (row.allowed == Allowed::listed) {
+        for (const Index allowed : row.values) {
+            if (allowed * row.unit == value) return;
+        }
+        throw std::invalid_argument(named + " is not one of " + listed(row));
+    }
+    if (value < row.low || value > row.high) {
+        throw std::invalid_argument(named + " is outside [" + std::to_string(row.low) + ", " +
+                                    std::to_string(row.high) + "]");
     }
 }
-
-// text as a number if it is exactly the decimal form of one of `allowed`; `fallback` otherwise.
-template <std::size_t N>
-Index number_named(const char* text, const Index (&allowed)[N], Index fallback) {
-    if (text == nullptr) return fallback;
-    for (const Index number : allowed) {
-        if (std::to_string(number) == text) return number;
-    }
-    return fallback;
-}
-
-constexpr Index kMiB = Index{1} << 20;
 
 /// One kind of CPU and the settings it gets by default.
 struct KindDefaults {
@@ -191,93 +158,32 @@ CpuKind this_cpu_kind() {
 #endif
 }
 
-Index rows_per_step_named(const char* text, Index fallback) {
-    return number_named(text, kRowsPerStepChoices, fallback);
+std::string value_text(const StreamSettingRow& row, Index value) {
+    if (row.kind == ValueKind::hint) return hint_name(static_cast<PrefetchHint>(value));
+    return std::to_string(value);
 }
 
-Index row_distance_named(const char* text, Index fallback) { return number_named(text, kRowDistances, fallback); }
-
-Index gather_rows_ahead_named(const char* text, Index fallback) {
-    return number_named(text, kGatherRowsAheadChoices, fallback);
-}
-
-Index stream_results_above_named(const char* text, Index fallback) {
-    constexpr Index kNone = -1;
-    const Index mib = number_named(text, kStreamResultsAboveMiBChoices, kNone);
-    return mib == kNone ? fallback : mib << 20;
-}
-
-PrefetchHint hint_named(const char* hint_text, PrefetchHint fallback) {
-    if (hint_text == nullptr) return fallback;
-    for (const PrefetchHint hint : kPrefetchHints) {
-        if (std::strcmp(hint_text, hint_name(hint)) == 0) return hint;
+std::optional<Index> value_named(const StreamSettingRow& row, const char* text) {
+    if (text == nullptr) return std::nullopt;
+    for (const Index value : row.values) {
+        if (value_text(row, value) == text) return value * row.unit;
     }
-    return fallback;
+    return std::nullopt;
 }
 
 StreamSettings default_stream_settings() {
     StreamSettings settings = default_stream_settings_for(this_cpu_kind());
-    settings.row_hint = hint_named(std::getenv("EMBED_PREFETCH"), settings.row_hint);
-    settings.rows_per_step = rows_per_step_named(std::getenv("EMBED_ROWS_PER_STEP"), settings.rows_per_step);
-    settings.wide_rows_per_step =
-        rows_per_step_named(std::getenv("EMBED_WIDE_ROWS_PER_STEP"), settings.wide_rows_per_step);
-    constexpr Index kNotForced = -1;
-    const Index forced_distance = row_distance_named(std::getenv("EMBED_PREFETCH_DISTANCE"), kNotForced);
-    if (forced_distance != kNotForced) {
-        settings.row_distance_bytes = forced_distance;
-        settings.halve_distance_near_row = false;  // a forced distance is the distance asked, on rows of any length
+    for (const StreamSettingRow& row : kStreamSettings) {
+        if (const std::optional<Index> forced = value_named(row, std::getenv(row.variable))) row.set(settings, *forced);
     }
-    settings.wide_row_distance_bytes =
-        row_distance_named(std::getenv("EMBED_WIDE_PREFETCH_DISTANCE"), settings.wide_row_distance_bytes);
-    if (const std::optional<PrefetchHint> narrow = narrow_hint_named(std::getenv("EMBED_NARROW_PREFETCH"))) {
-        settings.float32_hint = settings.bfloat16_hint = *narrow;
-    }
-    settings.gather_hint = hint_named(std::getenv("EMBED_GATHER_PREFETCH"), settings.gather_hint);
-    settings.gather_rows_ahead =
-        gather_rows_ahead_named(std::getenv("EMBED_GATHER_ROWS_AHEAD"), settings.gather_rows_ahead);
-    settings.stream_results_above_bytes = stream_results_above_named(std::getenv("EMBED_STREAM_RESULTS_ABOVE_MIB"),
-                                                                     settings.stream_results_above_bytes);
     return settings;
 }
 
-StreamSettings stream_settings() {
-    const Current& now = current();
-    return {static_cast<PrefetchHint>(now.row_hint.load(std::memory_order_relaxed)),
-            now.row_distance_bytes.load(std::memory_order_relaxed),
-            now.halve_distance_near_row.load(std::memory_order_relaxed),
-            now.rows_per_step.load(std::memory_order_relaxed),
-            now.wide_rows_per_step.load(std::memory_order_relaxed),
-            now.wide_row_distance_bytes.load(std::memory_order_relaxed),
-            static_cast<PrefetchHint>(now.float32_hint.load(std::memory_order_relaxed)),
-            static_cast<PrefetchHint>(now.bfloat16_hint.load(std::memory_order_relaxed)),
-            static_cast<PrefetchHint>(now.gather_hint.load(std::memory_order_relaxed)),
-            now.gather_rows_ahead.load(std::memory_order_relaxed),
-            now.stream_results_above_bytes.load(std::memory_order_relaxed)};
-}
+StreamSettings stream_settings() { return load(current()); }
 
 void set_stream_settings(const StreamSettings& settings) {
-    require_in(settings.row_distance_bytes, 0, 65536, "prefetch distance in bytes");
-    require_in(settings.wide_row_distance_bytes, 0, 65536, "wide prefetch distance in bytes");
-    require_rows_per_step(settings.rows_per_step, "rows per step");
-    require_rows_per_step(settings.wide_rows_per_step, "wide rows per step");
-    require_in(settings.gather_rows_ahead, 0, 64, "gather rows ahead");
-    require_in(settings.stream_results_above_bytes, 0, Index{1} << 40, "bound of the results streamed in bytes");
-    require_in(static_cast<int>(settings.row_hint), -1, 3, "row prefetch hint");
-    require_in(static_cast<int>(settings.gather_hint), -1, 3, "gather prefetch hint");
-    require_narrow_hint(settings.float32_hint, "float32 prefetch hint");
-    require_narrow_hint(settings.bfloat16_hint, "bfloat16 prefetch hint");
-    Current& now = current();
-    now.row_hint.store(static_cast<int>(settings.row_hint), std::memory_order_relaxed);
-    now.row_distance_bytes.store(settings.row_distance_bytes, std::memory_order_relaxed);
-    now.halve_distance_near_row.store(settings.halve_distance_near_row, std::memory_order_relaxed);
-    now.rows_per_step.store(settings.rows_per_step, std::memory_order_relaxed);
-    now.wide_rows_per_step.store(settings.wide_rows_per_step, std::memory_order_relaxed);
-    now.wide_row_distance_bytes.store(settings.wide_row_distance_bytes, std::memory_order_relaxed);
-    now.float32_hint.store(static_cast<int>(settings.float32_hint), std::memory_order_relaxed);
-    now.bfloat16_hint.store(static_cast<int>(settings.bfloat16_hint), std::memory_order_relaxed);
-    now.gather_hint.store(static_cast<int>(settings.gather_hint), std::memory_order_relaxed);
-    now.gather_rows_ahead.store(settings.gather_rows_ahead, std::memory_order_relaxed);
-    now.stream_results_above_bytes.store(settings.stream_results_above_bytes, std::memory_order_relaxed);
+    for (const StreamSettingRow& row : kStreamSettings) require_allowed(row, row.get(settings));
+    store(current(), settings);
 }
 
 const char* hint_name(PrefetchHint hint) {

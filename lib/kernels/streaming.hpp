@@ -6,7 +6,12 @@
 // best setting on a new CPU (tools/bench/README.md says how). No setting
 // changes a result: every row is still summed in dot_kernel's order.
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <type_traits>
 
 #include "embed/types.hpp"
 
@@ -21,20 +26,126 @@ enum class PrefetchHint : int {
     t0 = 3,   // prefetcht0: into every cache level
 };
 
-/// The streaming choices of the row loops (logits, neighbour searches) and of the row gather (lookup).
+/// The values each setting's environment variable takes and the sweep tries (hints as their numbers).
+inline constexpr Index kPrefetchHintValues[] = {-1, 0, 1, 2, 3};
+/// The float32 and bfloat16 loops are compiled for these three hints only (narrow_kernels.cpp says why).
+inline constexpr Index kNarrowPrefetchHintValues[] = {-1, 0, 3};
+/// Prefetch distances in bytes.
+inline constexpr Index kRowDistances[] = {1024, 2048, 4096, 8192};
+/// The rows per step the row loops are compiled for.
+inline constexpr Index kRowsPerStepChoices[] = {1, 2, 4};
+/// The gather's rows ahead.
+inline constexpr Index kGatherRowsAheadChoices[] = {1, 2, 4, 8};
+/// Bounds of the results the gather streams, in MiB.
+inline constexpr Index kStreamResultsAboveMiBChoices[] = {0, 8, 16, 32, 64};
+/// Off and on.
+inline constexpr Index kFlagValues[] = {0, 1};
+
+inline constexpr Index kMiB = Index{1} << 20;
+
+/// What set_stream_settings accepts for a setting: any value in [low, high], or only its listed values.
+enum class Allowed { range, listed };
+
+/// Every streaming setting of the row loops (logits, neighbour searches) and of the row gather (lookup),
+/// once: X(type, member, environment variable, the values the variable takes and the sweep tries, the
+/// variable's unit in the member's, what set_stream_settings allows, low, high, meaning). It makes the
+/// StreamSettings struct, the values the settings are kept in between calls, default_stream_settings'
+/// variables, set_stream_settings' checks, the sweep's candidates and the table of variables in
+/// include/embed/API.md (streaming_test checks it lists exactly these rows).
+#define EMBED_STREAM_SETTINGS(X)                                                                                  \
+    X(PrefetchHint, row_hint, "EMBED_PREFETCH", kPrefetchHintValues, 1, Allowed::range, -1, 3,                    \
+      "the double row loops' prefetch hint, one per 64-byte line read")                                            \
+    X(Index, row_distance_bytes, "EMBED_PREFETCH_DISTANCE", kRowDistances, 1, Allowed::range, 0, 65536,            \
+      "how far ahead of the line being read the row loops ask, in bytes")                                         \
+    X(bool, halve_distance_near_row, "EMBED_HALVE_DISTANCE_NEAR_ROW", kFlagValues, 1, Allowed::range, 0, 1,        \
+      "1: the double loops' rows that start on lines ask half as far when that lands near the next row")           \
+    X(Index, rows_per_step, "EMBED_ROWS_PER_STEP", kRowsPerStepChoices, 1, Allowed::listed, 1, 4,                  \
+      "rows the row loops read side by side")                                                                     \
+    X(Index, wide_rows_per_step, "EMBED_WIDE_ROWS_PER_STEP", kRowsPerStepChoices, 1, Allowed::listed, 1, 4,        \
+      "the same for rows whose hidden vector is wide (more than 2048 doubles)")                                   \
+    X(Index, wide_row_distance_bytes, "EMBED_WIDE_PREFETCH_DISTANCE", kRowDistances, 1, Allowed::range, 0, 65536, \
+      "the distance for those rows, in each of the rows' streams, in bytes")                                      \
+    X(PrefetchHint, float32_hint, "EMBED_FLOAT32_PREFETCH", kNarrowPrefetchHintValues, 1, Allowed::listed, -1, 3,  \
+      "the float32 row loops' hint, at the row loops' distance")                                                  \
+    X(PrefetchHint, bfloat16_hint, "EMBED_BFLOAT16_PREFETCH", kNarrowPrefetchHintValues, 1, Allowed::listed, -1,   \
+      3, "the bfloat16 row loops' hint, at the same distance")                                                    \
+    X(PrefetchHint, gather_hint, "EMBED_GATHER_PREFETCH", kPrefetchHintValues, 1, Allowed::range, -1, 3,           \
+      "the row gather's prefetch hint, for a whole row")                                                          \
+    X(Index, gather_rows_ahead, "EMBED_GATHER_ROWS_AHEAD", kGatherRowsAheadChoices, 1, Allowed::range, 0, 64,      \
+      "how many rows ahead of the one being copied the gather asks")                                              \
+    X(Index, stream_results_above_bytes, "EMBED_STREAM_RESULTS_ABOVE_MIB", kStreamResultsAboveMiBChoices, kMiB,    \
+      Allowed::range, 0, Index{1} << 40,                                                                         \
+      "the result size past which the gather writes with non-temporal stores (the variable in MiB)")
+
+#define EMBED_STREAM_SETTING_MEMBER(type, member, ...) type member;
+/// The streaming settings, one member per row of EMBED_STREAM_SETTINGS, in its order.
 struct StreamSettings {
-    PrefetchHint row_hint;     // hint of the row loops' prefetch, one per 64-byte line read
-    Index row_distance_bytes;  // how far ahead of the line being read it asks
-    bool halve_distance_near_row;  // double rows on lines ask half as far when that lands near the next row
-    Index rows_per_step;       // rows read side by side (1, 2 or 4); others fall back to 1
-    Index wide_rows_per_step;  // the same for rows whose hidden vector is wide (rows_per_step_for says when)
-    Index wide_row_distance_bytes;  // the distance for those rows, in each of the rows' streams
-    PrefetchHint float32_hint;   // hint of the float32 row loops (none, nta or t0; the row loops' distance)
-    PrefetchHint bfloat16_hint;  // hint of the bfloat16 row loops (none, nta or t0; the same distance)
-    PrefetchHint gather_hint;  // hint of the gather's prefetch of a whole row
-    Index gather_rows_ahead;   // how many rows ahead of the one being copied it asks for
-    Index stream_results_above_bytes;  // the gather writes larger results with non-temporal stores
+    EMBED_STREAM_SETTINGS(EMBED_STREAM_SETTING_MEMBER)
+    friend bool operator==(const StreamSettings&, const StreamSettings&) = default;
 };
+#undef EMBED_STREAM_SETTING_MEMBER
+
+#define EMBED_STREAM_SETTING_ID(type, member, ...) member,
+/// Each setting's row in kStreamSettings.
+enum class StreamSetting : std::size_t { EMBED_STREAM_SETTINGS(EMBED_STREAM_SETTING_ID) };
+#undef EMBED_STREAM_SETTING_ID
+
+/// How a setting's values are written in its variable: a hint's name, 0 or 1, or a decimal number.
+enum class ValueKind { hint, flag, number };
+
+template <class T>
+constexpr ValueKind value_kind_of() {
+    if constexpr (std::is_same_v<T, PrefetchHint>) {
+        return ValueKind::hint;
+    } else if constexpr (std::is_same_v<T, bool>) {
+        return ValueKind::flag;
+    } else {
+        return ValueKind::number;
+    }
+}
+
+/// One row of EMBED_STREAM_SETTINGS, with the member read and written as an Index (a hint as its number).
+struct StreamSettingRow {
+    const char* member;
+    const char* variable;
+    ValueKind kind;
+    std::span<const Index> values;  // in the variable's unit
+    Index unit;                     // the variable's unit in the member's (1, or kMiB)
+    Allowed allowed;
+    Index low;
+    Index high;
+    const char* meaning;
+    Index (*get)(const StreamSettings&);
+    void (*set)(StreamSettings&, Index);
+};
+
+#define EMBED_STREAM_SETTING_ROW(type, member, variable, values, unit, allowed, low, high, meaning)          \
+    StreamSettingRow{#member,                                                                                \
+                     variable,                                                                               \
+                     value_kind_of<type>(),                                                                  \
+                     values,                                                                                 \
+                     unit,                                                                                   \
+                     allowed,                                                                                \
+                     low,                                                                                    \
+                     high,                                                                                   \
+                     meaning,                                                                                \
+                     [](const StreamSettings& s) { return static_cast<Index>(s.member); },                   \
+                     [](StreamSettings& s, Index value) { s.member = static_cast<type>(value); }},
+/// Every streaming setting, in StreamSetting's order.
+inline constexpr StreamSettingRow kStreamSettings[] = {EMBED_STREAM_SETTINGS(EMBED_STREAM_SETTING_ROW)};
+#undef EMBED_STREAM_SETTING_ROW
+
+/// The row of one setting.
+constexpr const StreamSettingRow& stream_setting(StreamSetting which) {
+    return kStreamSettings[static_cast<std::size_t>(which)];
+}
+
+/// value (in the variable's unit) as the variable writes it: "nta", "1", "4096".
+std::string value_text(const StreamSettingRow& row, Index value);
+
+/// The member's value the variable's text names (exactly one of row.values as value_text writes it, times
+/// row.unit); std::nullopt for null or any other text.
+std::optional<Index> value_named(const StreamSettingRow& row, const char* text);
 
 /// Which CPUs the defaults are chosen for: the kinds differ in how the row loops stream best.
 enum class CpuKind {
@@ -54,31 +165,6 @@ CpuKind this_cpu_kind();
 
 /// The settings the library ships with for a kind of CPU.
 StreamSettings default_stream_settings_for(CpuKind kind);
-
-/// text as rows per step ("1", "2" or "4"); `fallback` when it is null or none of them.
-Index rows_per_step_named(const char* text, Index fallback);
-
-/// text as a prefetch distance in bytes ("1024", "2048", "4096" or "8192", the sweep's); `fallback` otherwise.
-Index row_distance_named(const char* text, Index fallback);
-
-/// Every hint, from none to prefetcht0: what EMBED_PREFETCH takes and what the sweep tries.
-inline constexpr PrefetchHint kPrefetchHints[] = {PrefetchHint::none, PrefetchHint::nta, PrefetchHint::t2,
-                                                  PrefetchHint::t1, PrefetchHint::t0};
-
-/// The hints the float32 and bfloat16 row loops have (EMBED_NARROW_PREFETCH takes them; the sweep tries them).
-inline constexpr PrefetchHint kNarrowPrefetchHints[] = {PrefetchHint::none, PrefetchHint::nta, PrefetchHint::t0};
-
-/// The prefetch distances, in bytes, the environment variables take and the sweep tries.
-inline constexpr Index kRowDistances[] = {1024, 2048, 4096, 8192};
-
-/// The rows per step the row loops have (others fall back to 1), which the environment and the sweep take.
-inline constexpr Index kRowsPerStepChoices[] = {1, 2, 4};
-
-/// The gather's rows ahead the environment and the sweep take.
-inline constexpr Index kGatherRowsAheadChoices[] = {1, 2, 4, 8};
-
-/// The bounds, in MiB, past which the gather streams its result that EMBED_STREAM_RESULTS_ABOVE_MIB takes.
-inline constexpr Index kStreamResultsAboveMiBChoices[] = {0, 8, 16, 32, 64};
 
 /// Hidden vectors of more than this many bytes (2048 doubles) are wide: each step of a row loop reads the
 /// whole vector once for all its rows, and past half of the smallest L1 data cache we target (32 KiB) the
@@ -119,22 +205,8 @@ inline Index double_row_distance_for(const StreamSettings& settings, Index dim, 
     return halve ? distance / 2 : distance;
 }
 
-/// text as the gather's rows ahead ("1", "2", "4" or "8"); `fallback` when it is null or none of them.
-Index gather_rows_ahead_named(const char* text, Index fallback);
-
-/// text as MiB ("0", "8", "16", "32" or "64"), returned in bytes; `fallback` when it is null or none of them.
-Index stream_results_above_named(const char* text, Index fallback);
-
-/// hint_text as a hint name ("none", "nta", "t2", "t1", "t0"); `fallback` when it is null or none of them.
-PrefetchHint hint_named(const char* hint_text, PrefetchHint fallback);
-
-/// The defaults for this CPU, with the row loops' hint forced by EMBED_PREFETCH=none|nta|t2|t1|t0, their
-/// rows per step by EMBED_ROWS_PER_STEP=1|2|4 (EMBED_WIDE_ROWS_PER_STEP=1|2|4 for wide vectors), their
-/// distance by EMBED_PREFETCH_DISTANCE=1024|2048|4096|8192 (which also turns halve_distance_near_row off: the
-/// forced distance is the one asked; EMBED_WIDE_PREFETCH_DISTANCE for wide), the float32
-/// and bfloat16 loops' hints (both) by EMBED_NARROW_PREFETCH=none|nta|t0, the gather's hint by
-/// EMBED_GATHER_PREFETCH=none|nta|t2|t1|t0 and its rows ahead by EMBED_GATHER_ROWS_AHEAD=1|2|4|8 if set (an
-/// unknown value is ignored, as EMBED_NUM_THREADS's are).
+/// The defaults for this CPU, with each setting forced by its variable (EMBED_STREAM_SETTINGS) if set to one
+/// of the values it takes (any other text is ignored, as EMBED_NUM_THREADS's is).
 StreamSettings default_stream_settings();
 
 /// The settings in force now.
@@ -148,9 +220,8 @@ inline constexpr Index kPrefetchAboveTableBytes = Index{8} << 20;
 inline bool streams_from_memory(Index table_bytes) { return table_bytes > kPrefetchAboveTableBytes; }
 
 /// Uses `settings` from now on (for embed_bench's sweep and the tests); not while another thread is inside a
-/// library call. Throws std::invalid_argument naming the value for either distance outside [0, 65536], either rows
-/// per step other than 1, 2 or 4, rows ahead outside [0, 64], or a float32 or bfloat16 hint other than none,
-/// nta or t0.
+/// library call. A setting outside what its row allows throws std::invalid_argument naming the member, the
+/// value and what is allowed, and changes nothing.
 void set_stream_settings(const StreamSettings& settings);
 
 /// hint's name as the sweep prints it: "none", "nta", "t2", "t1" or "t0".

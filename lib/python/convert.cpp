@@ -11,7 +11,7 @@
 
 #include <embed/embed.hpp>
 
-#include "threads/float_mode.hpp"
+#include "floating_point/float_mode.hpp"
 #include "errors.hpp"
 
 namespace embed_python {

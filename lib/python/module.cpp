@@ -237,6 +237,6 @@ table is copied once into the object, which both directions then read.)doc")
     register_edit(m);  // resize_rows, pad_to_multiple_of, reinitialise_rows (edit.cpp)
     register_files(m);  // load_table, list_tensors, check_tying, save_table, FileFormatError (files.cpp)
     register_open_table(m);  // open_table, OpenedTable (quantised.cpp)
-    register_scan(m);  // scan_vocabulary (scan.cpp)
     register_vocabulary(m);  // load_vocabulary, Vocabulary (vocabulary.cpp)
+    register_scan(m);  // scan_vocabulary, unused_ids (scan.cpp); after Vocabulary, which unused_ids takes
 }

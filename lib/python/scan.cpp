@@ -3,6 +3,7 @@
 #include <variant>
 
 #include <embed/scan.hpp>
+#include <embed/vocabulary.hpp>
 
 #include "convert.hpp"
 #include "results.hpp"
@@ -66,9 +67,23 @@ py::dict scan_vocabulary(py::handle input, py::handle output, py::handle referen
     return scan_dict(scan, numpy_available());
 }
 
+// The ids as a list of ints.
+py::list unused_ids(const embed::Vocabulary& vocabulary) {
+    py::list ids;
+    for (const embed::Index id : embed::unused_ids(vocabulary)) ids.append(py::int_(id));
+    return ids;
+}
+
 }  // namespace
 
 void register_scan(py::module_& m) {
+    m.def("unused_ids", &unused_ids, py::arg("vocabulary"),
+          R"doc(unused_ids(vocabulary) -> list[int]
+
+The reference ids a vocabulary declares, for scan_vocabulary's reference_ids:
+the ids of type "unused", and of type "control" whose token contains
+"unused" or "reserved" (case-sensitive), ascending. vocabulary is an
+embed.Vocabulary (load_vocabulary); anything else is a TypeError.)doc");
     m.def("scan_vocabulary", &scan_vocabulary, py::arg("input"), py::arg("output") = py::none(),
           py::arg("reference_ids") = py::none(), py::arg("percentile") = 2.0,
           R"doc(scan_vocabulary(input, output=None, reference_ids=None, percentile=2.0) -> dict

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "threads/float_mode.hpp"
+#include "floating_point/float_mode.hpp"
 
 #if defined(__unix__)
 #include <pthread.h>

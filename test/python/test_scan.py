@@ -93,3 +93,39 @@ def test_errors_map_as_the_library_raises_them(np):
         embed.scan_vocabulary(E, U[:29])
     with pytest.raises(TypeError):
         embed.scan_vocabulary(E, U, percentile="2")
+
+
+def unused_ids_by_the_rule(tokens, types):
+    """The rule written out: ids of type unused, and of type control whose token contains "unused" or
+    "reserved" (case-sensitive), ascending."""
+    return [i for i, (token, kind) in enumerate(zip(tokens, types))
+            if kind == "unused" or (kind == "control" and ("unused" in token or "reserved" in token))]
+
+
+def test_unused_ids_are_the_unused_and_the_unused_or_reserved_control_tokens(tmp_path):
+    from test_vocabulary import gguf_vocabulary_bytes
+
+    # GGUF token types: 1 normal, 2 unknown, 3 control, 4 user_defined, 5 unused, 6 byte.
+    gguf_types = {1: "normal", 2: "unknown", 3: "control", 4: "user_defined", 5: "unused", 6: "byte"}
+    entries = [("<unk>", 2), ("<s>", 3), ("<unused0>", 3), ("<|reserved_special_token_1|>", 3), ("<UNUSED1>", 3),
+               ("<Reserved>", 3), ("unused", 1), ("reserved", 4), ("<0x0A>", 6), ("x", 5), ("<unused2>", 5),
+               ("▁unused", 1), ("<pad_unused>", 3), ("<eos>", 3), ("", 5)]
+    path = tmp_path / "m.gguf"
+    path.write_bytes(gguf_vocabulary_bytes([t for t, _ in entries], [k for _, k in entries], "llama"))
+    vocabulary = embed.load_vocabulary(path)
+    expected = unused_ids_by_the_rule([t for t, _ in entries], [gguf_types[k] for _, k in entries])
+    assert expected == [2, 3, 9, 10, 12, 14]  # by hand: the case-sensitive matches and every unused id
+    ids = embed.unused_ids(vocabulary)
+    assert type(ids) is list and all(type(i) is int for i in ids)
+    assert ids == expected
+
+
+def test_unused_ids_of_a_vocabulary_with_none_is_empty_and_other_arguments_are_type_errors(tmp_path):
+    from test_vocabulary import gguf_vocabulary_bytes
+
+    path = tmp_path / "m.gguf"
+    path.write_bytes(gguf_vocabulary_bytes(["a", "<s>"], [1, 3], "llama"))
+    assert embed.unused_ids(embed.load_vocabulary(path)) == []
+    for wrong in (None, [1, 2], "m.gguf"):
+        with pytest.raises(TypeError):
+            embed.unused_ids(wrong)

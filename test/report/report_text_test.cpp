@@ -87,7 +87,7 @@ TEST_P(ReportText, MarkdownNeighbourTableRowsFollowTheJsonLists) {
 TEST_P(ReportText, MarkdownShowsMemoryAtThreeFormatsAndReferencesTheFigure) {
     const auto r = embed::report::measure(GetParam());
     const std::string md = embed::report::render_markdown(r);
-    for (const char* name : {"fp32", "bf16", "fp16"}) EXPECT_THAT(md, HasSubstr(std::string("| ") + name + " ("));
+    for (const char* name : {"f32", "bf16", "f16"}) EXPECT_THAT(md, HasSubstr(std::string("| ") + name + " ("));
     const Index fp32_untied = 2 * r.inputs.vocab * r.inputs.dim * 4;
     EXPECT_THAT(md, HasSubstr(std::to_string(fp32_untied) + " B"));
     EXPECT_THAT(md, HasSubstr("](embed_report.svg)"));

@@ -20,10 +20,23 @@ using embed::Index;
 using embed::detail::PrefetchHint;
 using embed::detail::StreamSettings;
 
-using embed::detail::kGatherRowsAheadChoices;
-using embed::detail::kPrefetchHints;
-using embed::detail::kRowDistances;
-using embed::detail::kRowsPerStepChoices;
+using embed::detail::StreamSetting;
+
+/// The values the sweep tries for one setting: those its row of EMBED_STREAM_SETTINGS lists (in the member's
+/// unit), so that the sweep and the environment variables take the same ones.
+std::vector<Index> tried(StreamSetting which) {
+    const embed::detail::StreamSettingRow& row = embed::detail::stream_setting(which);
+    std::vector<Index> values;
+    for (const Index value : row.values) values.push_back(value * row.unit);
+    return values;
+}
+
+/// The hints the sweep tries for one hint setting.
+std::vector<PrefetchHint> tried_hints(StreamSetting which) {
+    std::vector<PrefetchHint> hints;
+    for (const Index value : tried(which)) hints.push_back(static_cast<PrefetchHint>(value));
+    return hints;
+}
 
 constexpr Index kLookupIds = 4096;
 constexpr std::size_t kFinalists = 3;  // screening's fastest that run again beside the default
@@ -106,10 +119,11 @@ std::string row_setting_name(PrefetchHint hint, Index distance, Index rows) {
 std::vector<Candidate> row_candidates() {
     std::vector<Candidate> out;
     const StreamSettings base = embed::detail::default_stream_settings();
-    for (const Index rows : kRowsPerStepChoices) {
-        for (const PrefetchHint hint : kPrefetchHints) {
-            for (const Index distance : kRowDistances) {
-                if (hint == PrefetchHint::none && distance != kRowDistances[0]) continue;
+    const std::vector<Index> distances = tried(StreamSetting::row_distance_bytes);
+    for (const Index rows : tried(StreamSetting::rows_per_step)) {
+        for (const PrefetchHint hint : tried_hints(StreamSetting::row_hint)) {
+            for (const Index distance : distances) {
+                if (hint == PrefetchHint::none && distance != distances.front()) continue;
                 StreamSettings s = base;
                 s.row_hint = hint;
                 s.row_distance_bytes = s.wide_row_distance_bytes = distance;
@@ -126,10 +140,11 @@ std::vector<Candidate> row_candidates() {
 std::vector<Candidate> narrow_candidates() {
     std::vector<Candidate> out;
     const StreamSettings base = embed::detail::default_stream_settings();
-    for (const Index rows : kRowsPerStepChoices) {
-        for (const PrefetchHint hint : embed::detail::kNarrowPrefetchHints) {
-            for (const Index distance : kRowDistances) {
-                if (hint == PrefetchHint::none && distance != kRowDistances[0]) continue;
+    const std::vector<Index> distances = tried(StreamSetting::row_distance_bytes);
+    for (const Index rows : tried(StreamSetting::rows_per_step)) {
+        for (const PrefetchHint hint : tried_hints(StreamSetting::float32_hint)) {
+            for (const Index distance : distances) {
+                if (hint == PrefetchHint::none && distance != distances.front()) continue;
                 StreamSettings s = base;
                 s.float32_hint = hint;
                 s.row_distance_bytes = s.wide_row_distance_bytes = distance;
@@ -145,9 +160,10 @@ std::vector<Candidate> narrow_candidates() {
 std::vector<Candidate> gather_candidates() {
     std::vector<Candidate> out;
     const StreamSettings base = embed::detail::default_stream_settings();
-    for (const PrefetchHint hint : kPrefetchHints) {
-        for (const Index ahead : kGatherRowsAheadChoices) {
-            if (hint == PrefetchHint::none && ahead != kGatherRowsAheadChoices[0]) continue;
+    const std::vector<Index> rows_ahead = tried(StreamSetting::gather_rows_ahead);
+    for (const PrefetchHint hint : tried_hints(StreamSetting::gather_hint)) {
+        for (const Index ahead : rows_ahead) {
+            if (hint == PrefetchHint::none && ahead != rows_ahead.front()) continue;
             StreamSettings s = base;
             s.gather_hint = hint;
             s.gather_rows_ahead = ahead;

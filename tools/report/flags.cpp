@@ -120,7 +120,7 @@ void require_in_range(const Flag& flag, Index value, const IndexRange& range) {
 void require_counts_fit(const ReportInputs& in) {
     try {
         const VocabGrowth growth = vocab_growth(in.vocab, in.dim, in.growth);
-        (void)table_bytes(growth.bigger_untied, Dtype::fp32);
+        (void)table_bytes(growth.bigger_untied, ElementType::f32);
     } catch (const std::overflow_error&) {
         refuse(std::string(flag_for(&ReportInputs::growth).name) + " " + str(in.growth) + " with V = " +
                str(in.vocab) + " and d = " + str(in.dim) + " gives parameter or byte counts past 2^63 - 1");

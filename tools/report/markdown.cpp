@@ -142,12 +142,12 @@ void section_tying(std::ostringstream& md, const ReportResult& r) {
        << " | 따로, 어휘 " << g.bigger_vocab << " |\n"
        << "| --- | ---: | ---: | ---: | ---: |\n";
     for (const MemoryRow& row : r.memory) {
-        md << "| " << dtype_name(row.dtype) << " (" << dtype_bytes(row.dtype) << " B) | " << bytes_text(row.tied)
+        md << "| " << element_type_name(row.type) << " (" << block_bytes(row.type) << " B) | " << bytes_text(row.tied)
            << " | " << bytes_text(row.untied) << " | " << bytes_text(row.bigger_tied) << " | "
            << bytes_text(row.bigger_untied) << " |\n";
     }
     const MemoryRow& fp32 = r.memory.front();
-    md << "\nfp32로 묶으면 어휘 " << g.bigger_vocab << " 에서 " << bytes_text(fp32.bigger_saved)
+    md << "\n" << element_type_name(fp32.type) << "로 묶으면 어휘 " << g.bigger_vocab << " 에서 " << bytes_text(fp32.bigger_saved)
        << " 를 아낀다 (어휘 " << g.vocab << " 에서는 " << bytes_text(fp32.saved) << ").\n\n";
 }
 

@@ -52,10 +52,10 @@ std::vector<TokenPoint> points_of(const ProbeScores& before, const ProbeScores& 
 
 std::vector<MemoryRow> memory_rows(const VocabGrowth& g, Index bigger_saved) {
     std::vector<MemoryRow> rows;
-    for (Dtype dtype : {Dtype::fp32, Dtype::bf16, Dtype::fp16}) {
-        rows.push_back({dtype, table_bytes(g.tied, dtype), table_bytes(g.untied, dtype), table_bytes(g.saved, dtype),
-                        table_bytes(g.bigger_tied, dtype), table_bytes(g.bigger_untied, dtype),
-                        table_bytes(bigger_saved, dtype)});
+    for (ElementType type : {ElementType::f32, ElementType::bf16, ElementType::f16}) {
+        rows.push_back({type, table_bytes(g.tied, type), table_bytes(g.untied, type), table_bytes(g.saved, type),
+                        table_bytes(g.bigger_tied, type), table_bytes(g.bigger_untied, type),
+                        table_bytes(bigger_saved, type)});
     }
     return rows;
 }

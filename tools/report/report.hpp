@@ -54,7 +54,7 @@ struct TokenPoint {
 
 /// Bytes a parameter count takes in one storage format.
 struct MemoryRow {
-    Dtype dtype = Dtype::fp32;
+    ElementType type = ElementType::f32;
     Index tied = 0;
     Index untied = 0;
     Index saved = 0;
