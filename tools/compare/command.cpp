@@ -1,8 +1,7 @@
-// embed_compare's command line. Kept small on purpose: the shared frame of the tools will take the parsing
-// over; the defaults live in CompareCommand.
+// embed_compare's table for the shared command-line frame: every flag with its meaning, what it allows, its
+// default, and how its value is read into CompareCommand.
 
-#include <cerrno>
-#include <cstdlib>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -12,103 +11,84 @@
 namespace embed::compare_tool {
 namespace {
 
-[[noreturn]] void bad(std::string_view flag, std::string_view value, std::string_view allowed) {
-    throw std::invalid_argument(std::string(flag) + " '" + std::string(value) + "' is not allowed (allowed: " +
-                                std::string(allowed) + ")");
+using Row = tools::Argument<CompareCommand>;
+
+[[noreturn]] void refuse(const Row& flag, std::string_view value) {
+    throw std::invalid_argument(std::string(flag.shown()) + " '" + std::string(value) + "' is not allowed (allowed: " +
+                                std::string(flag.allowed) + ")");
 }
 
-Index count_value(std::string_view flag, std::string_view value, Index least) {
-    const tools::Decimal<Index> number = tools::read_decimal<Index>(value);
-    if (!number.value || *number.value < least) bad(flag, value, "an integer >= " + std::to_string(least));
-    return *number.value;
+/// value as a whole decimal integer of at least `least`, refused naming the flag and the value otherwise.
+Index count_at_least(const Row& flag, std::string_view value, Index least) {
+    const Index count = tools::integer_argument(flag, value);
+    if (count < least) {
+        throw std::invalid_argument(std::string(flag.name) + " " + std::string(value) + " must be " +
+                                    std::string(flag.allowed));
+    }
+    return count;
 }
 
-std::uint64_t seed_value(std::string_view value) {
-    const tools::Decimal<std::uint64_t> number = tools::read_decimal<std::uint64_t>(value);
-    if (!number.value || value.starts_with('-')) bad("--seed", value, "an integer in [0, 2^64)");
-    return *number.value;
+void parse_a(CompareCommand& c, const Row&, std::string_view v) { c.a = std::string(v); }
+void parse_b(CompareCommand& c, const Row&, std::string_view v) { c.b = std::string(v); }
+
+void parse_match(CompareCommand& c, const Row& flag, std::string_view v) {
+    if (v == "id") c.match = RowMatch::id;
+    else if (v == "text") c.match = RowMatch::text;
+    else refuse(flag, v);
 }
+
+void parse_align(CompareCommand& c, const Row& flag, std::string_view v) {
+    if (v == "none") c.align = Alignment::none;
+    else if (v == "orthogonal") c.align = Alignment::orthogonal;
+    else refuse(flag, v);
+}
+
+void parse_probes(CompareCommand& c, const Row& flag, std::string_view v) { c.probes = count_at_least(flag, v, 0); }
+void parse_k(CompareCommand& c, const Row& flag, std::string_view v) { c.k = count_at_least(flag, v, 1); }
+void parse_seed(CompareCommand& c, const Row& flag, std::string_view v) { c.seed = tools::unsigned_argument(flag, v); }
+void parse_a_tensor(CompareCommand& c, const Row&, std::string_view v) { c.a_tensor = std::string(v); }
+void parse_b_tensor(CompareCommand& c, const Row&, std::string_view v) { c.b_tensor = std::string(v); }
+void parse_a_tokenizer(CompareCommand& c, const Row&, std::string_view v) { c.a_tokenizer = std::string(v); }
+void parse_b_tokenizer(CompareCommand& c, const Row&, std::string_view v) { c.b_tokenizer = std::string(v); }
+void parse_out_dir(CompareCommand& c, const Row&, std::string_view v) { c.out_dir = std::string(v); }
+
+void finish(CompareCommand& c, const std::set<std::string_view>&) {
+    tools::require_writable_directory("--out-dir", "an existing, writable directory", c.out_dir);
+}
+
+constexpr std::string_view kTableAllowed = "a .npy, .safetensors or .gguf file or a checkpoint folder";
+constexpr std::string_view kTokenizerAllowed = "a .gguf, a tokenizer.json or a checkpoint folder";
 
 }  // namespace
 
-std::string compare_usage_text() {
-    return "usage: embed_compare A B [--match id|text] [--align none|orthogonal] [--probes N] [--k K] [--seed S]\n"
-           "                     [--a-tensor NAME] [--b-tensor NAME] [--a-tokenizer P] [--b-tokenizer P]\n"
-           "                     [--out-dir DIR]\n"
-           "Compares two embedding tables row by row and writes embed_compare.json, .md and .html into DIR\n"
-           "(default: the current directory), all or none. Defaults: --match id, --align none, --probes 1000,\n"
-           "--k 10, --seed 0. Exit 0 written, 1 the work failed, 2 bad arguments.\n";
-}
-
-CompareCommand parse_compare_command(std::span<const std::string_view> args) {
-    CompareCommand command;
-    for (const std::string_view arg : args) {
-        if (arg == "--help" || arg == "-h") {
-            command.action = CompareCommand::Action::help;
-            return command;
-        }
-        if (arg == "--version") {
-            command.action = CompareCommand::Action::version;
-            return command;
-        }
-    }
-    std::vector<std::string> positional;
-    std::vector<std::string> seen;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const tools::SplitArgument split = tools::split_argument(args[i]);
-        if (!split.name.starts_with("--")) {
-            positional.emplace_back(args[i]);
-            continue;
-        }
-        const std::string flag(split.name);
-        for (const std::string& earlier : seen) {
-            if (earlier == flag) throw std::invalid_argument(flag + " is given twice (allowed: once)");
-        }
-        seen.push_back(flag);
-        std::string value;
-        if (split.value) {
-            value = std::string(*split.value);
-        } else if (i + 1 < args.size()) {
-            value = std::string(args[++i]);
-        } else {
-            throw std::invalid_argument(flag + " needs a value");
-        }
-        if (flag == "--match") {
-            if (value == "id") command.match = RowMatch::id;
-            else if (value == "text") command.match = RowMatch::text;
-            else bad(flag, value, "id, text");
-        } else if (flag == "--align") {
-            if (value == "none") command.align = Alignment::none;
-            else if (value == "orthogonal") command.align = Alignment::orthogonal;
-            else bad(flag, value, "none, orthogonal");
-        } else if (flag == "--probes") {
-            command.probes = count_value(flag, value, 0);
-        } else if (flag == "--k") {
-            command.k = count_value(flag, value, 1);
-        } else if (flag == "--seed") {
-            command.seed = seed_value(value);
-        } else if (flag == "--a-tensor") {
-            command.a_tensor = value;
-        } else if (flag == "--b-tensor") {
-            command.b_tensor = value;
-        } else if (flag == "--a-tokenizer") {
-            command.a_tokenizer = value;
-        } else if (flag == "--b-tokenizer") {
-            command.b_tokenizer = value;
-        } else if (flag == "--out-dir") {
-            command.out_dir = value;
-        } else {
-            throw std::invalid_argument("unknown flag " + flag + " (see --help)");
-        }
-    }
-    if (positional.size() != 2) {
-        throw std::invalid_argument("embed_compare takes two tables A B, got " + std::to_string(positional.size()) +
-                                    " (see --help)");
-    }
-    command.a = positional[0];
-    command.b = positional[1];
-    tools::require_writable_directory("--out-dir", "an existing writable directory", command.out_dir);
-    return command;
+const tools::CommandLine<CompareCommand>& compare_command_line() {
+    static const tools::CommandLine<CompareCommand> line{
+        "embed_compare",
+        EMBED_COMPARE_VERSION,
+        "Compares two embedding tables row by row: per-row cosine, norms and relative change, the\n"
+        "neighbourhoods of probe rows and, for tables of one width, the logits of probe hidden vectors.\n"
+        "Writes embed_compare.json, embed_compare.md and embed_compare.html into the output directory\n"
+        "(all three or none; an existing comparison is replaced only whole).\n",
+        "",
+        {
+            {{"", "A", "the first table (before)", kTableAllowed, ""}, parse_a},
+            {{"", "B", "the second table (after)", kTableAllowed, ""}, parse_b},
+            {{"--match", "id|text", "how rows are paired", "id, text", "id"}, parse_match},
+            {{"--align", "none|orthogonal", "rotate A onto B before comparing rows", "none, orthogonal", "none"},
+             parse_align},
+            {{"--probes", "N", "probe rows and probe hidden vectors", "an integer >= 0", "1000"}, parse_probes},
+            {{"--k", "K", "neighbours and top logits per probe", "an integer >= 1", "10"}, parse_k},
+            {{"--seed", "S", "random.Random seed of the probes", "in [0, 2^64), decimal", "0"}, parse_seed},
+            {{"--a-tensor", "NAME", "A's tensor", "a tensor of A", "the loader's choice"}, parse_a_tensor},
+            {{"--b-tensor", "NAME", "B's tensor", "a tensor of B", "the loader's choice"}, parse_b_tensor},
+            {{"--a-tokenizer", "PATH", "where A's token names come from", kTokenizerAllowed, "A's own"},
+             parse_a_tokenizer},
+            {{"--b-tokenizer", "PATH", "where B's token names come from", kTokenizerAllowed, "B's own"},
+             parse_b_tokenizer},
+            {{"--out-dir", "DIR", "where the three files go", "an existing, writable directory", "."}, parse_out_dir},
+        },
+        finish};
+    return line;
 }
 
 }  // namespace embed::compare_tool

@@ -1,25 +1,26 @@
 // One run of embed_compare: read, compare with the library, name the rows that moved most.
 
 #include <filesystem>
+#include <utility>
 
 #include "compare_run.hpp"
+#include "table_source.hpp"
 
 namespace embed::compare_tool {
 namespace {
 
-// A vocabulary for a table: the one --X-tokenizer names, else the table's own file when it holds one (a GGUF,
-// a checkpoint directory); none when the file has none and the match does not need it.
-std::optional<Vocabulary> vocabulary_for(const std::string& table, const std::optional<std::string>& tokenizer,
-                                         bool required) {
-    if (tokenizer) return load_vocabulary(*tokenizer);
-    try {
-        return load_vocabulary(table);
-    } catch (const FileFormatError&) {
-        if (required) throw;
-    } catch (const std::invalid_argument&) {
-        if (required) throw;
+/// The token names of one side: the one --X-tokenizer names, else the table's own file when it holds one (a
+/// GGUF, a checkpoint directory, a tokenizer.json beside it); for --match text a side without one is refused.
+std::optional<Vocabulary> vocabulary_for(std::string_view side, const std::string& table, const std::string& tensor,
+                                         const std::optional<std::string>& tokenizer, bool required) {
+    const std::string flag = "--" + std::string(side) + "-tokenizer";
+    if (tokenizer) return tools::named_vocabulary(flag, *tokenizer);
+    std::optional<Vocabulary> own = tools::own_vocabulary("embed_compare", tools::TableSpec{table, tensor});
+    if (!own && required) {
+        throw std::invalid_argument("--match text needs token names for " + std::string(side == "a" ? "A" : "B") +
+                                    " '" + table + "': it has none of its own (allowed: give " + flag + ")");
     }
-    return std::nullopt;
+    return own;
 }
 
 std::pair<Index, Index> shape_of(const StoredTable& table) {
@@ -28,39 +29,53 @@ std::pair<Index, Index> shape_of(const StoredTable& table) {
 
 }  // namespace
 
-CompareRun run_compare(const CompareCommand& command) {
-    const StoredTable a = load_stored_table(command.a, command.a_tensor);
-    const StoredTable b = load_stored_table(command.b, command.b_tensor);
+CompareInputs load_compare_inputs(const CompareCommand& command) {
     const bool by_text = command.match == RowMatch::text;
-    const std::optional<Vocabulary> a_vocabulary = vocabulary_for(command.a, command.a_tokenizer, by_text);
-    const std::optional<Vocabulary> b_vocabulary = vocabulary_for(command.b, command.b_tokenizer, by_text);
+    return CompareInputs{
+        tools::loaded_as_argument("A", command.a, [&] { return load_stored_table(command.a, command.a_tensor); }),
+        tools::loaded_as_argument("B", command.b, [&] { return load_stored_table(command.b, command.b_tensor); }),
+        vocabulary_for("a", command.a, command.a_tensor, command.a_tokenizer, by_text),
+        vocabulary_for("b", command.b, command.b_tensor, command.b_tokenizer, by_text)};
+}
+
+CompareRun compare_inputs(const CompareCommand& command, const CompareInputs& inputs) {
     CompareOptions options;
     options.match = command.match;
     options.align = command.align;
     options.probes = command.probes;
     options.k = command.k;
     options.seed = command.seed;
-    if (a_vocabulary) options.a_vocabulary = &*a_vocabulary;
-    if (b_vocabulary) options.b_vocabulary = &*b_vocabulary;
+    if (inputs.a_vocabulary) options.a_vocabulary = &*inputs.a_vocabulary;
+    if (inputs.b_vocabulary) options.b_vocabulary = &*inputs.b_vocabulary;
     CompareRun run;
     run.command = command;
-    std::tie(run.a_rows, run.a_cols) = shape_of(a);
-    std::tie(run.b_rows, run.b_cols) = shape_of(b);
-    run.a_named = a_vocabulary.has_value();
-    run.b_named = b_vocabulary.has_value();
-    run.comparison = compare_tables(a, b, options);
+    std::tie(run.a_rows, run.a_cols) = shape_of(inputs.a);
+    std::tie(run.b_rows, run.b_cols) = shape_of(inputs.b);
+    run.a_named = inputs.a_vocabulary.has_value();
+    run.b_named = inputs.b_vocabulary.has_value();
+    run.comparison = compare_tables(inputs.a, inputs.b, options);
     for (const Index p : moved_pairs(run.comparison, kMovedRows)) {
         const RowPair& pair = run.comparison.pairs[static_cast<std::size_t>(p)];
         MovedRow row{pair.a, pair.b, std::nullopt, (*run.comparison.row_cosine)[p],
                      (*run.comparison.relative_change)[p]};
-        if (a_vocabulary) {
-            row.text = row_name(*a_vocabulary, pair.a);
-        } else if (b_vocabulary) {
-            row.text = row_name(*b_vocabulary, pair.b);
+        if (inputs.a_vocabulary) {
+            row.text = row_name(*inputs.a_vocabulary, pair.a);
+        } else if (inputs.b_vocabulary) {
+            row.text = row_name(*inputs.b_vocabulary, pair.b);
         }
         run.moved.push_back(std::move(row));
     }
     return run;
+}
+
+CompareRun run_compare(const CompareCommand& command) { return compare_inputs(command, load_compare_inputs(command)); }
+
+tools::Output run_compare_command(const CompareCommand& command, CompareInputs inputs) {
+    const CompareRun run = compare_inputs(command, inputs);
+    return {command.out_dir,
+            {{JSON_FILE, render_compare_json(run)},
+             {MARKDOWN_FILE, render_compare_markdown(run)},
+             {HTML_FILE, render_compare_html(run)}}};
 }
 
 }  // namespace embed::compare_tool

@@ -10,6 +10,10 @@
 #include <vector>
 
 #include <embed/compare.hpp>
+#include <embed/io.hpp>
+#include <embed/vocabulary.hpp>
+
+#include "command_line.hpp"
 
 namespace embed::compare_tool {
 
@@ -23,8 +27,6 @@ inline constexpr Index kMovedRows = 100;
 
 /// What a run is asked for; the defaults are the tool's.
 struct CompareCommand {
-    enum class Action { run, help, version };
-    Action action = Action::run;
     std::string a;  // A: a file or checkpoint directory
     std::string b;  // B
     RowMatch match = RowMatch::id;
@@ -39,14 +41,23 @@ struct CompareCommand {
     std::string out_dir = ".";
 };
 
-/// args excludes the program name: A B and "--flag value" or "--flag=value", each flag at most once; --help
-/// (-h) or --version anywhere wins. invalid_argument (one line naming the flag, the value and what was
-/// allowed) for unknown, repeated or valueless flags, a missing A or B, a bad number, k < 1, and an --out-dir
-/// that is not an existing writable directory.
-CompareCommand parse_compare_command(std::span<const std::string_view> args);
+/// The tool's command line on the shared frame (tools/common/command_line.hpp): A B and the flags of
+/// tools/compare/README.md, each refused (exit 2) with one line naming the flag, the value and what was allowed.
+const tools::CommandLine<CompareCommand>& compare_command_line();
 
-/// The usage text --help prints.
-std::string compare_usage_text();
+/// The two tables and the token names a run compares: read before any work, so that a file the readers refuse
+/// is a bad argument (exit 2) like any other.
+struct CompareInputs {
+    StoredTable a;
+    StoredTable b;
+    std::optional<Vocabulary> a_vocabulary;  // --a-tokenizer's, else a's own file's when it has one
+    std::optional<Vocabulary> b_vocabulary;
+};
+
+/// Reads what command names: both tables (A with --a-tensor, B with --b-tensor) and their vocabularies
+/// (--X-tokenizer, else the file's own when it holds one; for --match text both are required). Refusals as
+/// invalid_argument "A 'PATH' cannot be used: REASON".
+CompareInputs load_compare_inputs(const CompareCommand& command);
 
 /// One of the rows that moved most.
 struct MovedRow {
@@ -67,10 +78,14 @@ struct CompareRun {
     std::vector<MovedRow> moved;  // (at most kMovedRows) lowest row_cosine first
 };
 
-/// Reads both tables and their vocabularies (--a-tokenizer, else the file's own when it has one; for --match
-/// text one is required), compares them and names the rows that moved most. Errors: the readers' and
-/// compare_tables'.
+/// Compares the inputs with the library and names the rows that moved most. Errors: compare_tables'.
+CompareRun compare_inputs(const CompareCommand& command, const CompareInputs& inputs);
+
+/// load_compare_inputs then compare_inputs: one whole run, for the tests.
 CompareRun run_compare(const CompareCommand& command);
+
+/// A run as the frame writes it: the three files into --out-dir.
+tools::Output run_compare_command(const CompareCommand& command, CompareInputs inputs);
 
 /// The three files of a run, rendered from one CompareRun.
 std::string render_compare_json(const CompareRun& run);
