@@ -52,7 +52,7 @@ TEST(ReportCli, DefaultRunReproducesTheGoldenFilesByteForByte) {
     ASSERT_EQ(run.status, 0) << run.err;
     for (const std::string& name : kFiles) {
         EXPECT_EQ(read_file(dir.path() / name), read_file(fs::path(EMBED_GOLDEN_DIR) / name))
-            << name << " differs from test/golden; if the library's arithmetic changed on purpose, say so and regenerate";
+            << name << " differs from test/tools/report/golden; if the library's arithmetic changed on purpose, say so and regenerate";
     }
     EXPECT_EQ(run.out,
               "wrote ./embed_report.json\nwrote ./embed_report.md\nwrote ./embed_report.svg\nwrote ./embed_report.html\n");
@@ -205,7 +205,7 @@ TEST(ReportCli, HelpAfterABadFlagStillPrintsHelpAndWritesNothing) {
 // squatting on one file's name (each in turn) makes keeping a link to it fail, after all
 // temporaries are complete but before any rename: the writer gives up with nothing
 // replaced. (Permission bits do not stop root, so this is the portable way to fail.) The
-// rollback of renames already done is reached in test/tools_common/rollback_test.cpp.
+// rollback of renames already done is reached in test/tools/common/rollback_test.cpp.
 TEST(ReportCli, WhenOneFileCannotBeReplacedThePreviousReportStaysWhole) {
     for (const std::string& squatted : kFiles) {
         FreshDir dir;
