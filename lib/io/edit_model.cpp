@@ -188,9 +188,9 @@ GgufTensor edited_tensor(const io::TensorEntry& entry, const FileSource& source,
                        static_cast<std::uint64_t>(end - next) * row_size, out);
         };
         for (const auto& [id, bytes] : changed) {
-            copy_until(id); next = id;
+            copy_until(id);
             out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-            next = id + 2;
+            next = id + 1;
         }
         copy_until(rows);
         out.write(added.data(), static_cast<std::streamsize>(added.size()));

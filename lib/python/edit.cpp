@@ -108,7 +108,9 @@ py::dict record_dict(const embed::EditRecord& record, py::handle source, py::han
         added.append(entry);
     }
     out["tokens_added"] = added;
-    out["rows_reinitialised"] = py::cast(record.rows_reinitialised);
+    py::list reinitialised;
+    for (const Index id : record.rows_reinitialised) reinitialised.append(id);
+    out["rows_reinitialised"] = reinitialised;
     out["type"] = std::string(embed::element_type_name(record.type));
     out["tied"] = record.tied;
     return out;
