@@ -20,6 +20,7 @@
 #include <embed/embed.hpp>
 
 #include "file_bytes.hpp"
+#include "tokenizer_files.hpp"
 // encode_rows.hpp and gguf_writer.hpp before formats.hpp, whose io::ElementType would hide embed's.
 #include "io/encode_rows.hpp"
 #include "io/gguf_writer.hpp"
@@ -102,7 +103,9 @@ struct SmallModel {
 std::map<std::string, std::string> tensor_bytes(const std::filesystem::path& file) {
     const embed::io::FileSource source(file);
     std::map<std::string, std::string> out;
-    for (const embed::io::TensorEntry& entry : embed::io::parse_gguf(source).tensors) {
+    const bool gguf = file.extension() == ".gguf";
+    for (const embed::io::TensorEntry& entry :
+         (gguf ? embed::io::parse_gguf(source) : embed::io::parse_safetensors(source)).tensors) {
         std::string bytes(entry.size, '\0');
         source.read(entry.offset, entry.size, reinterpret_cast<std::byte*>(bytes.data()));
         out[entry.name] = bytes;
@@ -303,6 +306,99 @@ TEST(EditModel, ADiskThatFillsLeavesNoDestination) {
     EXPECT_EQ(WEXITSTATUS(status), 0);
     EXPECT_FALSE(std::filesystem::exists(destination));
     EXPECT_FALSE(std::filesystem::exists(dir.path() / "full.gguf.tmp-embed"));
+}
+
+/// A GPT-2-shaped checkpoint in miniature: wte (5, 4) of row i = [i + j / 8], a layer norm, tied (no
+/// lm_head), tokenizer.json of 5 tokens (4 in the model's vocab, <|endoftext|> added). sharded: the two
+/// tensors in two shards with an index.
+std::filesystem::path write_folder(const TempDir& dir, bool sharded) {
+    const std::filesystem::path folder = dir.path() / (sharded ? "sharded" : "gpt2");
+    std::filesystem::create_directory(folder);
+    embed_test::ByteWriter wte;
+    for (int i = 0; i < 5; ++i) {
+        for (int j = 0; j < 4; ++j) wte.f32(static_cast<float>(i) + static_cast<float>(j) / 8.0f);
+    }
+    embed_test::ByteWriter norm;
+    for (int j = 0; j < 4; ++j) norm.f32(1.5f + static_cast<float>(j));
+    const std::string wte_info = R"("transformer.wte.weight":{"dtype":"F32","shape":[5,4],"data_offsets":[0,80]})";
+    const std::string norm_info = R"("transformer.h.0.ln_1.weight":{"dtype":"F32","shape":[4],"data_offsets":)";
+    const auto write = [&](const std::string& name, const std::string& bytes) {
+        std::ofstream(folder / name, std::ios::binary) << bytes;
+    };
+    if (sharded) {
+        write("model-00001-of-00002.safetensors", embed_test::safetensors_file("{" + wte_info + "}", wte.bytes));
+        write("model-00002-of-00002.safetensors",
+              embed_test::safetensors_file("{" + norm_info + "[0,16]}}", norm.bytes));
+        write("model.safetensors.index.json",
+              R"({"metadata":{"total_size":96},"weight_map":{"transformer.wte.weight":"model-00001-of-00002.safetensors",)"
+              R"("transformer.h.0.ln_1.weight":"model-00002-of-00002.safetensors"}})");
+    } else {
+        write("model.safetensors", embed_test::safetensors_file(
+                                       R"({"__metadata__":{"format":"pt"},)" + wte_info + "," + norm_info + "[80,96]}}",
+                                       wte.bytes + norm.bytes));
+    }
+    write("config.json", R"({"model_type":"gpt2","vocab_size":5,"n_embd":4,"tie_word_embeddings":true})");
+    write("tokenizer.json", embed_test::bpe_byte_level_json());
+    write("tokenizer_config.json", R"({"added_tokens_decoder":{"4":{"content":"<|endoftext|>","special":true}}})");
+    write("README.md", "a model card");
+    return folder;
+}
+
+TEST(EditModel, CheckpointFolderGainsSpecialTokensAndPadding) {
+    for (const bool sharded : {false, true}) {
+        SCOPED_TRACE(sharded ? "sharded" : "one file");
+        TempDir dir;
+        const std::filesystem::path source = write_folder(dir, sharded);
+        const std::filesystem::path destination = dir.path() / "edited";
+        ModelEdits edits;
+        edits.add_tokens = {"<|user|>", "<|assistant|>", "<|end|>"};
+        edits.special = true;
+        edits.pad_to_multiple_of = 64;
+        const embed::EditRecord record = embed::edit_model(source, destination, edits);
+        EXPECT_EQ(record.rows_before, 5);
+        EXPECT_EQ(record.rows_after, 64);
+        EXPECT_TRUE(record.tied);
+        ASSERT_EQ(record.tokens_added.size(), 3U);
+        EXPECT_EQ(record.tokens_added[0].id, 5);
+
+        const std::vector<embed::TensorInfo> tensors = embed::list_tensors(destination);
+        ASSERT_EQ(tensors.size(), 2U);  // still tied: no lm_head appears
+        const embed::Table table = embed::load_table(destination);
+        ASSERT_EQ(table.rows(), 64);
+        for (Index i = 0; i < 64; ++i) {
+            for (Index j = 0; j < 4; ++j) {
+                double mean = 0.0;
+                for (int r = 0; r < 5; ++r) mean += static_cast<double>(static_cast<float>(r) + static_cast<float>(j) / 8.0f);
+                const float want = i < 5 ? static_cast<float>(i) + static_cast<float>(j) / 8.0f
+                                         : static_cast<float>(mean / 5.0);
+                ASSERT_EQ(table(i, j), static_cast<double>(want)) << i << ", " << j;
+            }
+        }
+        const std::optional<embed::Tying> tying = embed::check_tying(destination);
+        ASSERT_TRUE(tying.has_value());
+        EXPECT_EQ(tying->config_vocab_size, 64);
+        const embed::Vocabulary vocabulary = embed::load_vocabulary(destination);
+        EXPECT_EQ(vocabulary.find("<|assistant|>"), (std::vector<Index>{6}));
+        EXPECT_EQ(vocabulary.size(), 8);  // padding rows get no token
+        const std::string tokenizer_config = file_bytes(destination / "tokenizer_config.json");
+        EXPECT_NE(tokenizer_config.find("\"7\""), std::string::npos);
+        EXPECT_NE(tokenizer_config.find("<|end|>"), std::string::npos);
+        EXPECT_EQ(file_bytes(destination / "README.md"), "a model card");
+        if (sharded) {
+            EXPECT_EQ(file_bytes(destination / "model-00002-of-00002.safetensors"),
+                      file_bytes(source / "model-00002-of-00002.safetensors"));
+            EXPECT_NE(file_bytes(destination / "model.safetensors.index.json").find("\"total_size\": 1040"),
+                      std::string::npos);  // 64 x 4 x 4 + 16
+        } else {
+            EXPECT_EQ(tensor_bytes(destination / "model.safetensors").at("transformer.h.0.ln_1.weight"),
+                      tensor_bytes(source / "model.safetensors").at("transformer.h.0.ln_1.weight"));
+        }
+        EXPECT_FALSE(std::filesystem::exists(dir.path() / "edited.tmp-embed"));
+        ModelEdits existing;
+        existing.add_tokens = {"<|endoftext|>"};
+        EXPECT_THROW(embed::edit_model(source, dir.path() / "again", existing), std::invalid_argument);
+        EXPECT_FALSE(std::filesystem::exists(dir.path() / "again"));
+    }
 }
 
 }  // namespace
