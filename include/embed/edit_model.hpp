@@ -2,7 +2,8 @@
 // Editing a model file's vocabulary: adding tokens, padding the rows to a multiple, re-initialising rows,
 // and changing the table's element type, written to a new file. The source is never changed.
 //
-// Supported sources: a .gguf file. The token embedding (chosen_tensor's) and an untied output table
+// Sources: a .gguf file or a Hugging Face checkpoint folder (config.json, model.safetensors or the shards
+// of model.safetensors.index.json, tokenizer.json, maybe tokenizer_config.json). The token embedding (chosen_tensor's) and an untied output table
 // (check_tying's) are rewritten with the same edits, each from its own rows (edit.hpp's rules; the
 // re-initialisation first, then the growth, whose new rows come from the rows after it). Every other
 // tensor is copied byte for byte a chunk at a time, every other metadata key/value kept in its order.
@@ -17,6 +18,14 @@
 // row without a token gets the placeholder "[PAD<id>]" of type 5 (unused), tokenizer.ggml.scores (when
 // present) gives them -1000 (what llama.cpp's converter gives added tokens), and <arch>.vocab_size (when
 // present) becomes the new row count.
+//
+// In a checkpoint folder only the shards holding an edited tensor are rewritten (the header's other keys,
+// __metadata__ included, kept in order; data offsets recomputed), the index's metadata.total_size follows
+// the change, config.json's vocab_size (text_config's when it has one) becomes the new row count,
+// tokenizer.json's added_tokens and tokenizer_config.json's added_tokens_decoder (when present) gain the
+// added tokens (normalized false and special true when special, the reverse otherwise); padding rows get
+// no token, as transformers leaves them; every other file is copied. The JSON files edited are written
+// again indented by two spaces. Tables there are f64, f32, f16 or bf16 (safetensors has no block types).
 //
 // The destination is written beside itself under a temporary name and renamed at the end: a failed call
 // (a refused edit, a full disk) leaves no destination and the source as it was.
@@ -77,7 +86,7 @@ struct EditRecord {
 
 /// Writes source with edits applied to destination, which must not exist. Refused before anything is
 /// written, with one line naming what is wrong: destination exists or is the source, a source that is
-/// not a .gguf file, a token that already exists (unless allowed) or is given twice, pad_to_multiple_of < 0,
+/// neither a .gguf file nor a folder, a quantised type for a folder, a token that already exists (unless allowed) or is given twice, pad_to_multiple_of < 0,
 /// a quantised type the table's width does not fit (std::invalid_argument); an id outside the table's rows
 /// (std::out_of_range); an unreadable source (FileFormatError). A write that fails (a full disk:
 /// std::filesystem::filesystem_error with ENOSPC or EFBIG) leaves no destination.

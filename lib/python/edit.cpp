@@ -191,7 +191,7 @@ the mean of); zeros is fine.)doc") + rules).c_str());
           py::arg("init") = "mean", py::arg("seed") = 0, py::arg("dtype") = py::none(),
           R"doc(edit_model(source, destination, add_tokens=(), special=False, pad_to_multiple_of=0, reinitialise=None, init="mean", seed=0, dtype=None) -> dict
 
-Writes the .gguf model source, edited, to destination (which must not
+Writes the model source (.gguf or checkpoint folder), edited, to destination (which must not
 exist): tokens added (user-defined, or control with special=True), rows
 padded to a multiple, rows re-initialised (a list of ids, or
 "under-trained": the scan's candidates), the table's element type changed

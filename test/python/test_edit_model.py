@@ -1,6 +1,7 @@
 """edit_model on a .gguf written here byte by byte with the struct module, read back the same way."""
 
 import hashlib
+import json
 import struct
 
 import pytest
@@ -136,3 +137,72 @@ def test_edit_model_refusals_write_nothing(tmp_path):
         embed.edit_model(source, destination, add_tokens="abc")
     assert not destination.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model.gguf"]
+
+
+TOKENIZER = {
+    "version": "1.0", "truncation": None, "padding": None,
+    "added_tokens": [{"id": 3, "content": "<|endoftext|>", "single_word": False, "lstrip": False, "rstrip": False,
+                      "normalized": True, "special": True}],
+    "normalizer": None, "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True},
+    "post_processor": None, "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True},
+    "model": {"type": "BPE", "dropout": None, "unk_token": None, "vocab": {"a": 0, "b": 1, "ab": 2},
+              "merges": ["a b"]},
+}
+
+
+def write_safetensors(path, tensors):
+    """tensors: (name, shape, float values) as F32, in that order, with a __metadata__ entry."""
+    header = {"__metadata__": {"format": "pt"}}
+    data = b""
+    for name, shape, values in tensors:
+        blob = struct.pack("<" + "f" * len(values), *values)
+        header[name] = {"dtype": "F32", "shape": shape, "data_offsets": [len(data), len(data) + len(blob)]}
+        data += blob
+    text = json.dumps(header).encode()
+    path.write_bytes(struct.pack("<Q", len(text)) + text + data)
+
+
+def read_safetensors(path):
+    """Each tensor's (dtype, shape, bytes) by the safetensors layout, and the header's key order."""
+    blob = path.read_bytes()
+    (length,) = struct.unpack_from("<Q", blob)
+    header = json.loads(blob[8:8 + length])
+    data = blob[8 + length:]
+    out = {}
+    end = 0
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        start, stop = info["data_offsets"]
+        out[name] = (info["dtype"], info["shape"], data[start:stop])
+        end = max(end, stop)
+    assert end == len(data)
+    return out, list(header)
+
+
+def test_edit_model_on_a_checkpoint_folder(tmp_path):
+    source = tmp_path / "model"
+    source.mkdir()
+    wte = [i + j / 4 for i in range(4) for j in range(2)]
+    write_safetensors(source / "model.safetensors",
+                      [("transformer.wte.weight", [4, 2], wte), ("transformer.ln_f.weight", [2], [1.0, 2.0])])
+    (source / "config.json").write_text(json.dumps({"model_type": "gpt2", "vocab_size": 4}))
+    (source / "tokenizer.json").write_text(json.dumps(TOKENIZER))
+    destination = tmp_path / "edited"
+    record = embed.edit_model(source, destination, add_tokens=["<|user|>"], special=True, pad_to_multiple_of=8)
+    assert record["rows_after"] == 8 and record["tokens_added"] == [{"id": 4, "text": "<|user|>"}]
+    tensors, keys = read_safetensors(destination / "model.safetensors")
+    assert keys == ["__metadata__", "transformer.wte.weight", "transformer.ln_f.weight"]
+    assert tensors["transformer.ln_f.weight"] == ("F32", [2], struct.pack("<ff", 1.0, 2.0))
+    dtype, shape, blob = tensors["transformer.wte.weight"]
+    assert dtype == "F32" and shape == [8, 2]
+    values = struct.unpack("<16f", blob)
+    mean = [struct.unpack("<f", struct.pack("<f", sum(wte[2 * i + j] for i in range(4)) / 4))[0] for j in range(2)]
+    assert list(values[:8]) == wte
+    for i in range(4, 8):
+        assert list(values[2 * i:2 * i + 2]) == mean
+    assert json.loads((destination / "config.json").read_text())["vocab_size"] == 8
+    added = json.loads((destination / "tokenizer.json").read_text())["added_tokens"]
+    assert added[-1] == {"id": 4, "content": "<|user|>", "single_word": False, "lstrip": False, "rstrip": False,
+                         "normalized": False, "special": True}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["edited", "model"]
