@@ -401,4 +401,24 @@ TEST(EditModel, CheckpointFolderGainsSpecialTokensAndPadding) {
     }
 }
 
+TEST(EditModel, UnderTrainedRowsAreTheScansCandidates) {
+    TempDir dir;
+    SmallModel model;
+    model.output.row(9).setConstant(1e-6f);  // a row that never learned: tiny in the output table
+    model.embedding.row(9).setConstant(1e-6f);
+    const std::filesystem::path source = model.write(dir);
+    ModelEdits edits;
+    edits.reinitialise_under_trained = true;
+    edits.reinitialise = {0};
+    const embed::EditRecord record = embed::edit_model(source, dir.path() / "out.gguf", edits);
+    embed::ScanOptions options;
+    options.reference_ids = {3};  // the <unused0> token, of type unused
+    const embed::VocabularyScan scan = embed::scan_vocabulary(embed::load_table(source, "token_embd.weight"),
+                                                              embed::load_table(source, "output.weight"), options);
+    std::set<Index> want(scan.candidates.begin(), scan.candidates.end());
+    want.insert(0);
+    ASSERT_FALSE(scan.candidates.empty());
+    EXPECT_EQ(record.rows_reinitialised, std::vector<Index>(want.begin(), want.end()));
+}
+
 }  // namespace
