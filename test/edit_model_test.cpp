@@ -19,6 +19,7 @@
 
 #include <embed/embed.hpp>
 
+#include "defaults_after.hpp"
 #include "file_bytes.hpp"
 #include "tokenizer_files.hpp"
 // encode_rows.hpp and gguf_writer.hpp before formats.hpp, whose io::ElementType would hide embed's.
@@ -439,6 +440,28 @@ TEST(EditModel, ADiskThatFillsLeavesNoFolder) {
     EXPECT_FALSE(std::filesystem::exists(destination));
     EXPECT_FALSE(std::filesystem::exists(dir.path() / "full.tmp-embed"));
     EXPECT_EQ(embed::list_tensors(source).size(), 2U);
+}
+
+TEST(EditModel, TheSameFileAtOneTwoAndSevenThreads) {
+    const embed_test::DefaultsAfter restore;
+    TempDir dir;
+    const SmallModel model;
+    const std::filesystem::path source = model.write(dir);
+    ModelEdits edits;
+    edits.add_tokens = {"new"};
+    edits.pad_to_multiple_of = 5;
+    edits.reinitialise = {1, 8};
+    edits.init = embed::RowInit::sampled;
+    edits.seed = 3;
+    std::vector<std::string> files;
+    for (const int threads : {1, 2, 7}) {
+        embed::detail::set_worker_count(threads);
+        const std::filesystem::path destination = dir.path() / ("threads" + std::to_string(threads) + ".gguf");
+        embed::edit_model(source, destination, edits);
+        files.push_back(file_bytes(destination));
+    }
+    EXPECT_EQ(files[1], files[0]);
+    EXPECT_EQ(files[2], files[0]);
 }
 
 }  // namespace
