@@ -206,3 +206,14 @@ def test_edit_model_on_a_checkpoint_folder(tmp_path):
     assert added[-1] == {"id": 4, "content": "<|user|>", "single_word": False, "lstrip": False, "rstrip": False,
                          "normalized": False, "special": True}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["edited", "model"]
+
+
+def test_under_trained_rows_are_the_scans_candidates(tmp_path):
+    source = tmp_path / "model.gguf"
+    write_gguf(source, 6, 4, [f"t{i}" for i in range(6)])
+    table = embed.load_table(source)
+    want = [int(i) for i in embed.scan_vocabulary(table, table, reference_ids=[])["candidates"]]
+    record = embed.edit_model(source, tmp_path / "out.gguf", reinitialise="under-trained")
+    assert len(want) > 0 and record["rows_reinitialised"] == sorted(want)
+    with pytest.raises(ValueError, match="under-trained"):
+        embed.edit_model(source, tmp_path / "other.gguf", reinitialise="undertrained")
