@@ -464,4 +464,38 @@ TEST(EditModel, TheSameFileAtOneTwoAndSevenThreads) {
     EXPECT_EQ(files[2], files[0]);
 }
 
+TEST(EditModel, AnUntiedFolderEditsItsOutputFromItsOwnRows) {
+    TempDir dir;
+    const std::filesystem::path source = dir.path() / "untied";
+    std::filesystem::create_directory(source);
+    embed_test::ByteWriter data;
+    for (int i = 0; i < 8; ++i) data.f32(static_cast<float>(i));        // embed_tokens (4, 2): row i = [2i, 2i + 1]
+    for (int i = 0; i < 8; ++i) data.f32(static_cast<float>(-3 * i));   // lm_head (4, 2)
+    std::ofstream(source / "model.safetensors", std::ios::binary) << embed_test::safetensors_file(
+        R"({"model.embed_tokens.weight":{"dtype":"F32","shape":[4,2],"data_offsets":[0,32]},)"
+        R"("lm_head.weight":{"dtype":"F32","shape":[4,2],"data_offsets":[32,64]}})",
+        data.bytes);
+    std::ofstream(source / "config.json") << R"({"text_config":{"vocab_size":4,"tie_word_embeddings":false}})";
+    std::ofstream(source / "tokenizer.json") << embed_test::word_level_with(R"("a":0,"b":1,"c":2,"d":3)");
+    ModelEdits edits;
+    edits.reinitialise = {2};
+    edits.add_tokens = {"e"};
+    const embed::EditRecord record = embed::edit_model(source, dir.path() / "out", edits);
+    EXPECT_FALSE(record.tied);
+    EXPECT_EQ(record.rows_after, 5);
+    const embed::Table output = embed::load_table(dir.path() / "out", "lm_head.weight");
+    // Row 2 is the mean of rows 0, 1, 3; row 4 the mean of rows 0..3 after that.
+    const double reinitialised[2] = {-3.0 * (0 + 2 + 6) / 3.0, -3.0 * (1 + 3 + 7) / 3.0};
+    for (int j = 0; j < 2; ++j) {
+        const double row2 = static_cast<double>(static_cast<float>(reinitialised[j]));
+        EXPECT_EQ(output(2, j), row2);
+        const double sum = -3.0 * j + -3.0 * (2 + j) + row2 + -3.0 * (6 + j);
+        EXPECT_EQ(output(4, j), static_cast<double>(static_cast<float>(sum / 4.0)));
+        EXPECT_EQ(output(1, j), -3.0 * (2 + j));
+    }
+    const std::optional<embed::Tying> tying = embed::check_tying(dir.path() / "out");
+    ASSERT_TRUE(tying.has_value());
+    EXPECT_EQ(tying->config_vocab_size, 5);  // text_config's
+}
+
 }  // namespace
