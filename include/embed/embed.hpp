@@ -4,6 +4,7 @@
 #include "embed/compare.hpp"
 #include "embed/counting.hpp"
 #include "embed/edit.hpp"
+#include "embed/edit_model.hpp"
 #include "embed/element_type.hpp"
 #include "embed/io.hpp"
 #include "embed/logits.hpp"

@@ -6,9 +6,11 @@
 #include <variant>
 
 #include <embed/edit.hpp>
+#include <embed/edit_model.hpp>
 
 #include "convert.hpp"
 #include "errors.hpp"
+#include "files.hpp"
 #include "results.hpp"
 
 namespace embed_python {
@@ -65,6 +67,74 @@ py::object reinitialise_rows(py::handle table_arg, py::handle ids_arg_, py::hand
     return edited(table, [&](auto view) { return embed::reinitialise_rows(view, ids, init, key); });
 }
 
+/// reinitialise: None, "under-trained" (the scan's candidates) or a list of ids, checked by the library.
+void reinitialise_arg(py::handle value, embed::ModelEdits& edits) {
+    if (value.is_none()) return;
+    if (PyUnicode_Check(value.ptr())) {
+        const std::string text = value.cast<std::string>();
+        if (text != "under-trained") {
+            raise(PyExc_ValueError, "reinitialise = " + repr_of(value) + "; allowed: None, \"under-trained\" or a list of ids");
+        }
+        edits.reinitialise_under_trained = true;
+        return;
+    }
+    edits.reinitialise = ids_arg(value, std::numeric_limits<Index>::max());
+}
+
+/// add_tokens: a str is refused (it would add one token per character), else a sequence of str.
+std::vector<std::string> tokens_arg(py::handle value) {
+    if (PyUnicode_Check(value.ptr())) {
+        raise(PyExc_TypeError, "add_tokens must be a list of str, not a str (" + repr_of(value) + ")");
+    }
+    std::vector<std::string> tokens;
+    for (const py::handle token : py::iter(value)) {
+        if (!PyUnicode_Check(token.ptr())) raise(PyExc_TypeError, "add_tokens holds " + type_name(token) + ", not str");
+        tokens.push_back(token.cast<std::string>());
+    }
+    return tokens;
+}
+
+py::dict record_dict(const embed::EditRecord& record, py::handle source, py::handle destination) {
+    py::dict out;
+    out["source"] = source;
+    out["destination"] = destination;
+    out["rows_before"] = record.rows_before;
+    out["rows_after"] = record.rows_after;
+    py::list added;
+    for (const embed::EditRecord::AddedToken& token : record.tokens_added) {
+        py::dict entry;
+        entry["id"] = token.id;
+        entry["text"] = name_decoded(token.text);
+        added.append(entry);
+    }
+    out["tokens_added"] = added;
+    py::list reinitialised;
+    for (const Index id : record.rows_reinitialised) reinitialised.append(id);
+    out["rows_reinitialised"] = reinitialised;
+    out["type"] = std::string(embed::element_type_name(record.type));
+    out["tied"] = record.tied;
+    return out;
+}
+
+py::dict edit_model(py::handle source, py::handle destination, py::handle add_tokens, bool special,
+                    py::handle pad_arg, py::handle reinitialise, py::handle init, py::handle seed, py::handle dtype) {
+    embed::ModelEdits edits;
+    edits.add_tokens = tokens_arg(add_tokens);
+    edits.special = special;
+    edits.pad_to_multiple_of = size_arg(pad_arg, "pad_to_multiple_of");
+    reinitialise_arg(reinitialise, edits);
+    edits.init = init_arg(init);
+    edits.seed = seed_arg(seed);
+    if (!dtype.is_none()) {
+        if (!PyUnicode_Check(dtype.ptr())) raise(PyExc_TypeError, "dtype must be a str or None, not " + type_name(dtype));
+        edits.type = embed::parse_element_type(dtype.cast<std::string>());
+    }
+    const std::filesystem::path from = path_arg(source);
+    const std::filesystem::path to = path_arg(destination);
+    const embed::EditRecord record = call_library([&] { return embed::edit_model(from, to, edits); });
+    return record_dict(record, source, destination);
+}
+
 constexpr const char* rules = R"doc(
 init: "mean": every new row is the mean of the source rows, each column
 summed in float64 over the rows in order (numpy's table.mean(axis=0) for
@@ -116,6 +186,21 @@ ids (duplicates count once; sampled rows filled in ascending id order); the
 other rows are copied bit for bit. IndexError: an id outside [0, V).
 ValueError: every row listed with mean or sampled (no row is left to take
 the mean of); zeros is fine.)doc") + rules).c_str());
+    m.def("edit_model", &edit_model, py::arg("source"), py::arg("destination"), py::arg("add_tokens") = py::tuple(),
+          py::arg("special") = false, py::arg("pad_to_multiple_of") = 0, py::arg("reinitialise") = py::none(),
+          py::arg("init") = "mean", py::arg("seed") = 0, py::arg("dtype") = py::none(),
+          R"doc(edit_model(source, destination, add_tokens=(), special=False, pad_to_multiple_of=0, reinitialise=None, init="mean", seed=0, dtype=None) -> dict
+
+Writes the model source (.gguf or checkpoint folder), edited, to destination (which must not
+exist): tokens added (user-defined, or control with special=True), rows
+padded to a multiple, rows re-initialised (a list of ids, or
+"under-trained": the scan's candidates), the table's element type changed
+(dtype None keeps it). Returns the edit record: source, destination,
+rows_before, rows_after, tokens_added ([{"id", "text"}]),
+rows_reinitialised, type, tied. See include/embed/edit_model.hpp.
+ValueError: destination exists, a token that exists, k < 0, an unknown
+init or dtype. IndexError: an id outside the rows. OSError: a failed write
+(nothing is left behind).)doc");
 }
 
 }  // namespace embed_python
