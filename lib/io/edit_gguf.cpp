@@ -4,6 +4,7 @@
 #include "io/edit_model_rows.hpp"
 #include "io/edit_model_formats.hpp"
 #include "io/byte_reader.hpp"
+#include "io/gguf_values.hpp"
 
 #include <algorithm>
 #include <map>
@@ -16,17 +17,7 @@
 namespace embed::io {
 namespace {
 
-enum GgufValue : std::uint32_t { u8 = 0, i8, u16, i16, u32, i32, f32, boolean, string, array, u64, i64, f64 };
-
-std::uint64_t value_bytes(std::uint32_t type) {
-    switch (type) {
-        case u8: case i8: case boolean: return 1;
-        case u16: case i16: return 2;
-        case u32: case i32: case f32: return 4;
-        case u64: case i64: case f64: return 8;
-        default: return 0;
-    }
-}
+using namespace gguf;  // the metadata value types and their sizes
 
 /// A tensor info as the file stores it: name, dimensions innermost first, ggml type id.
 struct RawTensor {
@@ -100,8 +91,6 @@ std::string grown_array(const std::string& value, std::uint64_t added, const std
     out.replace(4, 8, little_endian(count + added, 8));
     return out + elements;
 }
-
-std::string gguf_string(const std::string& text) { return little_endian(text.size(), 8) + text; }
 
 /// The metadata with the vocabulary keys grown to rows_after tokens and <arch>.vocab_size set.
 std::vector<GgufMetadata> edited_metadata(std::vector<GgufMetadata> metadata, Index tokens_before,

@@ -12,12 +12,6 @@
 
 namespace embed::io {
 
-std::string little_endian(std::uint64_t value, int bytes) {
-    std::string out;
-    for (int i = 0; i < bytes; ++i, value >>= 8) out += static_cast<char>(value & 0xFF);
-    return out;
-}
-
 /// Copies bytes [offset, offset + count) of source to out a chunk at a time.
 void copy_bytes(const FileSource& source, std::uint64_t offset, std::uint64_t count, std::ostream& out) {
     constexpr std::uint64_t chunk = std::uint64_t{1} << 20;

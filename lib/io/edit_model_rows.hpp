@@ -15,11 +15,9 @@
 #include "io/encode_rows.hpp"
 #include "io/formats.hpp"
 #include "io/gguf_writer.hpp"
+#include "io/little_endian.hpp"
 
 namespace embed::io {
-
-/// value's low bytes, little-endian.
-std::string little_endian(std::uint64_t value, int bytes);
 
 /// Copies bytes [offset, offset + count) of source to out a chunk at a time, never holding them whole.
 void copy_bytes(const FileSource& source, std::uint64_t offset, std::uint64_t count, std::ostream& out);

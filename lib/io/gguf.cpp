@@ -11,6 +11,7 @@
 
 #include "io/byte_reader.hpp"
 #include "io/formats.hpp"
+#include "io/gguf_values.hpp"
 #include "io/sizes.hpp"
 #include "io/vocabulary_files.hpp"
 
@@ -21,22 +22,7 @@ constexpr std::uint64_t default_alignment = 32;
 /// ggml tensors have at most four dimensions.
 constexpr std::uint32_t max_dimensions = 4;
 
-/// The metadata value types (gguf_type).
-enum ValueType : std::uint32_t {
-    u8 = 0, i8 = 1, u16 = 2, i16 = 3, u32 = 4, i32 = 5, f32 = 6, boolean = 7,
-    string = 8, array = 9, u64 = 10, i64 = 11, f64 = 12,
-};
-
-/// Bytes of a fixed-size metadata value type; 0 for string and array, which carry their own lengths.
-std::uint64_t value_bytes(std::uint32_t type) {
-    switch (type) {
-        case u8: case i8: case boolean: return 1;
-        case u16: case i16: return 2;
-        case u32: case i32: case f32: return 4;
-        case u64: case i64: case f64: return 8;
-        default: return 0;
-    }
-}
+using namespace gguf;  // the metadata value types (gguf_type) and their sizes
 
 /// A ggml tensor type: its name, how many values a block holds, and a block's bytes (0: size unknown here).
 struct GgmlType {

@@ -4,19 +4,12 @@
 #include <stdexcept>
 
 #include "io/atomic_file.hpp"
+#include "io/gguf_values.hpp"
+#include "io/little_endian.hpp"
 
 namespace embed::io {
 namespace {
 
-enum ValueType : std::uint32_t { u32_type = 4, i32_type = 5, string_type = 8, array_type = 9 };
-
-std::string little_endian(std::uint64_t value, int bytes) {
-    std::string out;
-    for (int i = 0; i < bytes; ++i, value >>= 8) out += static_cast<char>(value & 0xFF);
-    return out;
-}
-
-std::string gguf_string(const std::string& text) { return little_endian(text.size(), 8) + text; }
 
 std::uint64_t aligned(std::uint64_t offset, std::uint64_t alignment) {
     return (offset + alignment - 1) / alignment * alignment;
@@ -30,24 +23,26 @@ void pad(std::ostream& out, std::uint64_t written, std::uint64_t alignment) {
 }  // namespace
 
 GgufMetadata GgufMetadata::u32(std::string key, std::uint32_t value) {
-    return {std::move(key), u32_type, little_endian(value, 4)};
+    return {std::move(key), gguf::u32, little_endian(value, 4)};
 }
 
 GgufMetadata GgufMetadata::string(std::string key, const std::string& value) {
-    return {std::move(key), string_type, gguf_string(value)};
+    return {std::move(key), gguf::string, gguf_string(value)};
 }
 
 GgufMetadata GgufMetadata::strings(std::string key, const std::vector<std::string>& values) {
-    std::string bytes = little_endian(string_type, 4) + little_endian(values.size(), 8);
+    std::string bytes = little_endian(gguf::string, 4) + little_endian(values.size(), 8);
     for (const std::string& value : values) bytes += gguf_string(value);
-    return {std::move(key), array_type, std::move(bytes)};
+    return {std::move(key), gguf::array, std::move(bytes)};
 }
 
 GgufMetadata GgufMetadata::i32s(std::string key, const std::vector<std::int32_t>& values) {
-    std::string bytes = little_endian(i32_type, 4) + little_endian(values.size(), 8);
+    std::string bytes = little_endian(gguf::i32, 4) + little_endian(values.size(), 8);
     for (const std::int32_t value : values) bytes += little_endian(static_cast<std::uint32_t>(value), 4);
-    return {std::move(key), array_type, std::move(bytes)};
+    return {std::move(key), gguf::array, std::move(bytes)};
 }
+
+std::string gguf_string(const std::string& text) { return little_endian(text.size(), 8) + text; }
 
 std::uint32_t ggml_type_id(ElementType type) {
     switch (type) {
@@ -76,7 +71,7 @@ void GgufWriter::add(GgufMetadata metadata) {
     }
     if (metadata.key == "general.alignment") {
         std::uint64_t alignment = 0;
-        if (metadata.type == u32_type && metadata.value.size() == 4) {
+        if (metadata.type == gguf::u32 && metadata.value.size() == 4) {
             for (int i = 3; i >= 0; --i) alignment = alignment << 8 | static_cast<unsigned char>(metadata.value[static_cast<std::size_t>(i)]);
         }
         if (alignment == 0 || (alignment & (alignment - 1)) != 0) {

@@ -42,6 +42,9 @@ struct GgufTensor {
     std::function<void(std::ostream&)> write;
 };
 
+/// text as GGUF stores a string: its byte count (uint64, little-endian), then its bytes.
+std::string gguf_string(const std::string& text);
+
 /// ggml's type id for type: F64 28, F32 0, F16 1, BF16 30, Q4_0 2, Q4_1 3, Q5_0 6, Q5_1 7, Q8_0 8,
 /// Q2_K 10 ... Q6_K 14.
 std::uint32_t ggml_type_id(ElementType type);

@@ -11,16 +11,10 @@
 #include "io/atomic_file.hpp"
 #include "io/encode_rows.hpp"
 #include "io/gguf_writer.hpp"
+#include "io/little_endian.hpp"
 
 namespace embed {
 namespace {
-
-/// value as n little-endian bytes.
-std::string little_endian(std::uint64_t value, int n) {
-    std::string bytes;
-    for (int i = 0; i < n; ++i, value >>= 8) bytes += static_cast<char>(value & 0xFF);
-    return bytes;
-}
 
 /// The format's spelling of type: numpy's descr ("<f8") or safetensors' dtype ("F64"); "" where it has none.
 std::string npy_descr(ElementType type) {
@@ -50,7 +44,7 @@ std::string npy_header(Index rows, Index cols, const std::string& descr) {
     const std::size_t unpadded = preamble + dict.size() + 1;  // + the closing newline
     dict.append((64 - unpadded % 64) % 64, ' ');
     dict += '\n';
-    return std::string("\x93NUMPY\x01\x00", 8) + little_endian(dict.size(), 2) + dict;
+    return std::string("\x93NUMPY\x01\x00", 8) + io::little_endian(dict.size(), 2) + dict;
 }
 
 /// safetensors' preamble for one tensor: header length, then JSON padded with spaces to a multiple of 8.
@@ -64,7 +58,7 @@ std::string safetensors_header(Index rows, Index cols, Index bytes, const std::s
         throw std::invalid_argument("tensor name '" + name + "' is not valid UTF-8");
     }
     text.append((8 - text.size() % 8) % 8, ' ');
-    return little_endian(text.size(), 8) + text;
+    return io::little_endian(text.size(), 8) + text;
 }
 
 std::string lower_extension(const std::filesystem::path& file) {
