@@ -17,6 +17,7 @@
 #include "embed/compare.hpp"
 #include "embed/table.hpp"
 #include "threads/parallel.hpp"
+#include "worker_count.hpp"
 
 namespace {
 
@@ -29,18 +30,7 @@ using embed::Table;
 using embed::TableComparison;
 using testing::HasSubstr;
 
-class Workers {
-public:
-    explicit Workers(int threads) : previous_(embed::detail::worker_count()) {
-        embed::detail::set_worker_count(threads);
-    }
-    ~Workers() { embed::detail::set_worker_count(previous_); }
-    Workers(const Workers&) = delete;
-    Workers& operator=(const Workers&) = delete;
-
-private:
-    int previous_;
-};
+using Workers = embed_test::WorkerCount;
 
 TEST(CompareDraws, SampleIsCPythonsForSmallAndLargePopulations) {
     EMBED_REQUIRE_PYTHON();

@@ -28,6 +28,7 @@
 
 #include "narrow_reference.hpp"
 #include "threads/parallel.hpp"
+#include "worker_count.hpp"
 
 namespace {
 
@@ -473,19 +474,7 @@ TYPED_TEST(NarrowTables, TiedEmbeddingServesBothDirectionsFromOneTable) {
 
 // ---- Threads ----
 
-// Sets the worker count for one scope and restores the previous count after.
-class Workers {
-public:
-    explicit Workers(int threads) : previous_(embed::detail::worker_count()) {
-        embed::detail::set_worker_count(threads);
-    }
-    ~Workers() { embed::detail::set_worker_count(previous_); }
-    Workers(const Workers&) = delete;
-    Workers& operator=(const Workers&) = delete;
-
-private:
-    int previous_;
-};
+using Workers = embed_test::WorkerCount;
 
 // A table whose work is many times the splitting threshold, so 2 and 7 threads cut it into pieces.
 TYPED_TEST(NarrowTables, EveryThreadCountGivesTheWidenedTablesBits) {

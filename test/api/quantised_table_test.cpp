@@ -23,6 +23,7 @@
 #include "ggml_reference.hpp"
 #include "table_files.hpp"
 #include "threads/parallel.hpp"
+#include "worker_count.hpp"
 
 namespace {
 
@@ -155,7 +156,8 @@ Table hidden_rows(Index n, Index dim, std::uint32_t seed) {
 
 class QuantisedTypes : public testing::TestWithParam<GgmlQuantType> {
 protected:
-    void TearDown() override { embed::detail::set_worker_count(embed::detail::worker_count()); }
+    // Each test sets counts of its own; the count before it comes back after it.
+    embed_test::WorkerCount restore_{embed::detail::worker_count()};
 };
 
 std::string type_name(const testing::TestParamInfo<GgmlQuantType>& info) { return info.param.name; }

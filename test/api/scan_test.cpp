@@ -27,6 +27,7 @@
 
 #include "embed/scan.hpp"
 #include "threads/parallel.hpp"
+#include "worker_count.hpp"
 
 namespace {
 
@@ -269,18 +270,7 @@ void expect_same_bits(const VocabularyScan& a, const VocabularyScan& b) {
     EXPECT_EQ(a.main_indicator, b.main_indicator);
 }
 
-class Workers {
-public:
-    explicit Workers(int threads) : previous_(embed::detail::worker_count()) {
-        embed::detail::set_worker_count(threads);
-    }
-    ~Workers() { embed::detail::set_worker_count(previous_); }
-    Workers(const Workers&) = delete;
-    Workers& operator=(const Workers&) = delete;
-
-private:
-    int previous_;
-};
+using Workers = embed_test::WorkerCount;
 
 // ---- the method -----------------------------------------------------------------------------------
 

@@ -9,15 +9,12 @@
 
 #include <embed/types.hpp>
 
+#include "page.hpp"
+
 namespace embed::compare_tool {
 
-/// value with six significant digits (%.6g); "NaN" for NaN.
-inline std::string number(double value) {
-    if (std::isnan(value)) return "NaN";
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.6g", value);
-    return buffer;
-}
+/// value with six significant digits (%.6g), "NaN", "+inf" and "-inf", as every page shows numbers.
+inline std::string number(double value) { return pages::shown_number(value); }
 
 /// The mean of values (n) in order, NaN left out; NaN when none is a number.
 inline double mean_of(const Vector& values) {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "scan_run.hpp"
+#include "page.hpp"
 
 namespace embed::scan_tool {
 namespace {
@@ -17,14 +18,9 @@ namespace {
 // The Markdown lists this many candidates at most; the JSON and the page hold them all.
 constexpr std::size_t kListed = 500;
 
-// 6 significant digits, "NaN" and "+inf" / "-inf" (the JSON, which has no spelling for them, holds null).
-std::string number(double value) {
-    if (std::isnan(value)) return "NaN";
-    if (std::isinf(value)) return value > 0 ? "+inf" : "-inf";
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.6g", value);
-    return buffer;
-}
+// 6 significant digits, "NaN" and "+inf" / "-inf", as the page shows them (the JSON, which has no spelling
+// for them, holds null).
+std::string number(double value) { return pages::shown_number(value); }
 
 // A token's text as a JSON string (quotes, \n for a newline), with '|' escaped for a table cell.
 std::string cell_text(const ScanRun& run, Index id) {
