@@ -208,7 +208,8 @@ def test_edit_model_on_a_checkpoint_folder(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["edited", "model"]
 
 
-def test_under_trained_rows_are_the_scans_candidates(tmp_path):
+def test_under_trained_rows_are_the_scans_candidates(tmp_path, np):
+    # np: load_table returns a numpy array, so this test needs numpy (the fixture skips without it).
     source = tmp_path / "model.gguf"
     write_gguf(source, 6, 4, [f"t{i}" for i in range(6)])
     table = embed.load_table(source)

@@ -106,7 +106,7 @@ TEST_P(ReportPage, MarkdownMemoryTableIsTheJsonsParametersTimesEachFormatsBytes)
     const auto tables = embed_test::markdown_tables(embed::report::render_markdown(r));
     ASSERT_EQ(tables.size(), 3u);
     const auto& memory = tables[1];
-    const std::vector<std::pair<std::string, std::int64_t>> formats = {{"fp32 (4 B)", 4}, {"bf16 (2 B)", 2}, {"fp16 (2 B)", 2}};
+    const std::vector<std::pair<std::string, std::int64_t>> formats = {{"f32 (4 B)", 4}, {"bf16 (2 B)", 2}, {"f16 (2 B)", 2}};
     ASSERT_EQ(memory.rows.size(), formats.size());
     const char* keys[] = {"tied_params", "untied_params", "bigger_tied", "bigger_untied"};
     for (std::size_t f = 0; f < formats.size(); ++f) {
