@@ -1,3 +1,10 @@
+// GCC 12 with -march=native (AVX-512) warns, wrongly, that Eigen's own horizontal sum (predux, inlined from
+// the decomposition's small products) may read an uninitialised register. The warning is reported at the
+// intrinsic's header line, so it is turned off before anything is included.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 // resize_rows, pad_to_multiple_of and reinitialise_rows against explicit loops written here, CPython's
 // random.normalvariate for the sampled rows' draws and Eigen's own Cholesky for their factor, on every
 // stored type, and at 1, 2 and 7 threads.
