@@ -60,7 +60,8 @@ std::uint8_t pack_pair(int xi0, int xi1, bool five_bit) {
     return static_cast<std::uint8_t>((xi0 | (xi1 << 4)) & 0xFF);
 }
 
-/// The value of largest magnitude in x (n), the first one on a tie (ggml's "max" of q4_0 and q5_0).
+/// The value of largest magnitude in x (n), the first one on a tie (ggml's "max" of q4_0 and q5_0, and of
+/// make_qx_quants' and make_q3_quants' groups); 0 when every value is 0 or NaN.
 float signed_absolute_max(const float* x, int n) {
     float amax = 0.0f;
     float max = 0.0f;
@@ -141,16 +142,8 @@ void quantise_q8_0(const float* x, std::byte* out) {
 /// ggml's make_qx_quants with rmse_type 1 and no weights (w = x^2): a symmetric scale for n values in
 /// [-nmax, nmax - 1], searched over 18 nearby scales; L gets the quants + nmax.
 float make_qx_quants(int n, int nmax, const float* x, std::int8_t* L) {
-    float max = 0.0f;
-    float amax = 0.0f;
-    for (int i = 0; i < n; ++i) {
-        const float ax = std::fabs(x[i]);
-        if (ax > amax) {
-            amax = ax;
-            max = x[i];
-        }
-    }
-    if (amax < group_max_eps) {
+    const float max = signed_absolute_max(x, n);
+    if (std::fabs(max) < group_max_eps) {
         std::fill(L, L + n, std::int8_t{0});
         return 0.0f;
     }
@@ -195,16 +188,8 @@ float make_qx_quants(int n, int nmax, const float* x, std::int8_t* L) {
 /// ggml's make_q3_quants with do_rmse: symmetric quants in [-nmax, nmax - 1] weighted by x^2, refined
 /// one value at a time (at most 5 passes); L gets the quants + nmax.
 float make_q3_quants(int n, int nmax, const float* x, std::int8_t* L) {
-    float max = 0.0f;
-    float amax = 0.0f;
-    for (int i = 0; i < n; ++i) {
-        const float ax = std::fabs(x[i]);
-        if (ax > amax) {
-            amax = ax;
-            max = x[i];
-        }
-    }
-    if (amax < group_max_eps) {
+    const float max = signed_absolute_max(x, n);
+    if (std::fabs(max) < group_max_eps) {
         std::fill(L, L + n, std::int8_t{0});
         return 0.0f;
     }
