@@ -138,7 +138,7 @@ std::vector<GgufMetadata> edited_metadata(std::vector<GgufMetadata> metadata, In
 }  // namespace
 
 EditRecord edit_gguf(const std::filesystem::path& source_path, const std::filesystem::path& destination,
-                     const ModelEdits& edits) {
+                     const ModelEdits& edits, const SourceSnapshot& snapshot) {
     const FileSource source(source_path);
     const io::Contents contents = io::parse_gguf(source);
     const RawGguf raw = read_raw_gguf(source);
@@ -171,7 +171,7 @@ EditRecord edit_gguf(const std::filesystem::path& source_path, const std::filesy
                                   }});
         }
     }
-    writer.write(destination);
+    writer.write(destination, [&snapshot] { snapshot.require_unchanged(); });
 
     EditRecord record;
     record.source = source_path;
