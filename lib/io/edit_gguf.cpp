@@ -159,8 +159,9 @@ EditRecord edit_gguf(const std::filesystem::path& source_path, const std::filesy
 
     std::set<std::string> edited_names{tying.embedding};
     if (!tying.output.empty()) edited_names.insert(tying.output);
+    // The tables first: growing one allocates it whole, so rows past what memory holds fail there at once
+    // (std::bad_alloc), before a token name is made for each of them.
     GgufWriter writer;
-    for (GgufMetadata& m : edited_metadata(raw.metadata, tokens_before, rows_after, edits)) writer.add(std::move(m));
     for (const RawTensor& t : raw.tensors) {
         const io::TensorEntry& entry = entry_named(t.name);
         if (edited_names.contains(t.name)) {
@@ -171,6 +172,7 @@ EditRecord edit_gguf(const std::filesystem::path& source_path, const std::filesy
                                   }});
         }
     }
+    for (GgufMetadata& m : edited_metadata(raw.metadata, tokens_before, rows_after, edits)) writer.add(std::move(m));
     writer.write(destination, [&snapshot] { snapshot.require_unchanged(); });
 
     EditRecord record;

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <map>
+#include <new>
 #include <stdexcept>
 #include <utility>
 
@@ -70,6 +71,13 @@ EditDone edit_as_asked(const EditCommand& command) {
         throw std::invalid_argument(error.what());
     } catch (const FileFormatError& error) {
         throw std::invalid_argument("--table '" + command.table + "' cannot be used: " + error.what());
+    } catch (const std::bad_alloc&) {
+        // A well-formed edit the machine cannot hold: the work failed (exit 1), with a reason a person reads.
+        throw std::runtime_error("the edited tables of '" + command.table + "' do not fit in memory" +
+                                 (command.pad_to_multiple_of > 1 ? " (--pad-to-multiple-of " +
+                                                                       std::to_string(command.pad_to_multiple_of) +
+                                                                       " makes them at least that many rows)"
+                                                                 : ""));
     }
 }
 

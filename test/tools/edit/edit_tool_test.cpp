@@ -7,7 +7,9 @@
 #include <Eigen/Core>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -365,6 +367,76 @@ TEST(EditTool, ADiskThatFillsExitsOneAndLeavesNoDestination) {
     EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
     EXPECT_EQ(run.out, "");
     EXPECT_EQ(everything_in(dir.path()), before);
+}
+
+// Rows past what memory holds (a multiple near 2^63): exit 1, a line saying so, nothing written, and no
+// token name made for each row first.
+TEST(EditTool, AnEditTooLargeForMemoryExitsOne) {
+    TempDir dir;
+    write_gguf(dir);
+    const auto before = everything_in(dir.path());
+    const ToolRun run = run_edit(dir.path(), {"--table", "model.gguf", "--out", "huge.gguf", "--pad-to-multiple-of",
+                                              "9223372036854775807"});
+    EXPECT_EQ(run.status, 1) << run.err;
+    EXPECT_EQ(run.err, "embed_edit: the edited tables of 'model.gguf' do not fit in memory (--pad-to-multiple-of "
+                       "9223372036854775807 makes them at least that many rows)\n");
+    EXPECT_EQ(run.out, "");
+    EXPECT_EQ(everything_in(dir.path()), before);
+}
+
+/// A .gguf of token_embd.weight (2, 32) F32 whose (1, 3) is value, tokens tok0 and tok1.
+std::string gguf_with_value(float value) {
+    embed_test::ByteWriter meta;
+    meta.gguf_string("tokenizer.ggml.tokens");
+    meta.u32(9);
+    meta.u32(8);
+    meta.u64(2);
+    meta.gguf_string("tok0");
+    meta.gguf_string("tok1");
+    embed_test::ByteWriter data;
+    for (int i = 0; i < 64; ++i) data.f32(i == 32 + 3 ? value : static_cast<float>(i % 7) / 4.0f);
+    return embed_test::gguf_file({{"token_embd.weight", {32, 2}, 0, 0}}, data.bytes, 1, meta.bytes);
+}
+
+// Values the type asked for cannot hold, and NaN: a value past f16's range is refused (exit 2, naming row
+// and column, nothing written); NaN is a value like any other, carried into the mean of the new row.
+TEST(EditTool, OverflowIsRefusedAndNanCarriedIntoTheMean) {
+    TempDir dir;
+    dir.write("big.gguf", gguf_with_value(1e6f));
+    dir.write("nan.gguf", gguf_with_value(std::numeric_limits<float>::quiet_NaN()));
+    const auto before = everything_in(dir.path());
+    const ToolRun big = run_edit(dir.path(), {"--table", "big.gguf", "--out", "half.gguf", "--type", "f16"});
+    EXPECT_EQ(big.status, 2);
+    EXPECT_THAT(big.err, StartsWith("embed_edit: value 1e+06 at row 1, column 3 overflows f16"));
+    EXPECT_EQ(everything_in(dir.path()), before);
+    const ToolRun nan = run_edit(dir.path(), {"--table", "nan.gguf", "--out", "grown.gguf", "--add-tokens", "new"});
+    ASSERT_EQ(nan.status, 0) << nan.err;
+    const embed::Table table = embed::load_table(dir.path() / "grown.gguf");
+    ASSERT_EQ(table.rows(), 3);
+    EXPECT_TRUE(std::isnan(table(2, 3)));
+    EXPECT_EQ(table(2, 0), static_cast<double>(static_cast<float>((0.0 + 32 % 7 / 4.0) / 2.0)));
+}
+
+// --init sampled and --seed reach edit_model as given: the file is byte for byte the library's own edit with
+// the same rule and seed (the rule itself is checked against CPython in resize_test), and another seed gives
+// other rows.
+TEST(EditTool, SampledRowsFollowTheSeed) {
+    TempDir dir;
+    write_gguf(dir);
+    const ToolRun run = run_edit(dir.path(), {"--table", "model.gguf", "--out", "tool.gguf", "--add-tokens", "s",
+                                              "--reinitialise", "4", "--init", "sampled", "--seed", "18446744073709551615"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    embed::ModelEdits edits;
+    edits.add_tokens = {"s"};
+    edits.reinitialise = {4};
+    edits.init = embed::RowInit::sampled;
+    edits.seed = 18446744073709551615ULL;
+    embed::edit_model(dir.path() / "model.gguf", dir.path() / "library.gguf", edits);
+    EXPECT_EQ(read_file(dir.path() / "tool.gguf"), read_file(dir.path() / "library.gguf"));
+    ASSERT_EQ(run_edit(dir.path(), {"--table", "model.gguf", "--out", "other.gguf", "--add-tokens", "s",
+                                    "--reinitialise", "4", "--init", "sampled", "--seed", "1"}).status, 0);
+    EXPECT_NE(row_bytes(dir.path() / "other.gguf", "token_embd.weight", 10, 1),
+              row_bytes(dir.path() / "tool.gguf", "token_embd.weight", 10, 1));
 }
 
 // The token list: commas split, "\," and "\\" escape; UTF-8 checked; the token file: lines, CRLF, a
