@@ -534,7 +534,9 @@ const std::vector<std::pair<std::string, std::function<void(const std::filesyste
 // hook runs at that moment, so no race decides the outcome): the edit is refused with a FileFormatError naming
 // the source and what changed, and leaves neither the destination nor its temporary.
 TEST(EditModel, ASourceThatChangesWhileItIsReadIsRefused) {
-    for (const auto& [what, change] : changes()) {
+    for (const auto& named_change : changes()) {
+        const std::string& what = named_change.first;
+        const std::function<void(const std::filesystem::path&)>& change = named_change.second;
         for (const bool folder : {false, true}) {
             SCOPED_TRACE(what + (folder ? " folder" : " gguf"));
             TempDir dir;

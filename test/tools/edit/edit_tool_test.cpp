@@ -233,9 +233,10 @@ TEST(EditTool, UntiedFolderEditsBothTables) {
               "wrote out\n");
     EXPECT_EQ(everything_in(source), before);
     const std::filesystem::path out = dir.path() / "out";
-    for (const auto& [name, sign] : std::vector<std::pair<std::string, float>>{{"model.embed_tokens.weight", 1.0f},
-                                                                               {"lm_head.weight", -3.0f}}) {
+    for (const auto& [name, sign_of_table] : std::vector<std::pair<std::string, float>>{
+             {"model.embed_tokens.weight", 1.0f}, {"lm_head.weight", -3.0f}}) {
         SCOPED_TRACE(name);
+        const float sign = sign_of_table;  // a structured binding cannot be captured before C++20's Clang 16
         const auto value = [sign](Index r, Index c) { return sign * (static_cast<float>(r) + static_cast<float>(c) / 8.0f); };
         const embed::TableF32 table = embed::load_table_f32(out, name);
         ASSERT_EQ(table.rows(), 8);
