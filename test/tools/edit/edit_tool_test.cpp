@@ -440,6 +440,45 @@ TEST(EditTool, SampledRowsFollowTheSeed) {
               row_bytes(dir.path() / "tool.gguf", "token_embd.weight", 10, 1));
 }
 
+// --reinitialise under-trained: the rows are the scan's candidates on the source's table with its unused
+// token (id 3, a row that never moved from near zero) as reference, each named in the JSON's tokens.
+TEST(EditTool, UnderTrainedRowsAreTheScansCandidatesNamedByText) {
+    TempDir dir;
+    embed_test::ByteWriter meta;
+    meta.gguf_string("tokenizer.ggml.tokens");
+    meta.u32(9);
+    meta.u32(8);
+    meta.u64(kRows);
+    for (Index id = 0; id < kRows; ++id) meta.gguf_string(embed_test::gguf_model_token(id));
+    meta.gguf_string("tokenizer.ggml.token_type");
+    meta.u32(9);
+    meta.u32(5);
+    meta.u64(kRows);
+    for (Index id = 0; id < kRows; ++id) meta.u32(id == 3 ? 5 : 1);
+    embed_test::ByteWriter data;
+    for (Index r = 0; r < kRows; ++r) {
+        for (Index c = 0; c < kWidth; ++c) data.f32(r == 3 || r == 8 ? 1e-6f * static_cast<float>(c + 1) : embed_test::gguf_model_value(r, c));
+    }
+    const std::filesystem::path source = dir.write(
+        "model.gguf", embed_test::gguf_file({{"token_embd.weight", {kWidth, kRows}, 0, 0}}, data.bytes, 2, meta.bytes));
+    const ToolRun run = run_edit(dir.path(), {"--table", "model.gguf", "--out", "fixed.gguf", "--reinitialise",
+                                              "under-trained", "--init", "zeros", "--json"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    const nlohmann::json record = nlohmann::json::parse(run.out);
+    embed::ScanOptions options;
+    options.reference_ids = {3};
+    const embed::Table table = embed::load_table(source);
+    const embed::VocabularyScan scan = embed::scan_vocabulary(table, table, options);
+    std::set<Index> want(scan.candidates.begin(), scan.candidates.end());
+    ASSERT_FALSE(want.empty());
+    EXPECT_EQ(record["rows_reinitialised"].get<std::vector<Index>>(), std::vector<Index>(want.begin(), want.end()));
+    nlohmann::json names = nlohmann::json::object();
+    for (const Index id : want) names[std::to_string(id)] = embed_test::gguf_model_token(id);
+    EXPECT_EQ(record["tokens"], names);
+    const embed::Table fixed = embed::load_table(dir.path() / "fixed.gguf");
+    for (const Index id : want) EXPECT_TRUE(fixed.row(id).isZero(0.0)) << id;
+}
+
 // The token list: commas split, "\," and "\\" escape; UTF-8 checked; the token file: lines, CRLF, a
 // byte-order mark, a blank line refused.
 TEST(EditTool, TokenListsAndFilesReadAsDocumented) {
