@@ -28,7 +28,9 @@
 // again indented by two spaces. Tables there are f64, f32, f16 or bf16 (safetensors has no block types).
 //
 // The destination is written beside itself under a temporary name and renamed at the end: a failed call
-// (a refused edit, a full disk) leaves no destination and the source as it was.
+// (a refused edit, a full disk) leaves no destination and the source as it was. Just before that rename,
+// every file read (each regular file of a folder) must still be the one found before the first read: the
+// same device and inode, size and modification time; otherwise the edit is refused (FileFormatError).
 
 #include <cstdint>
 #include <filesystem>
@@ -85,11 +87,13 @@ struct EditRecord {
 };
 
 /// Writes source with edits applied to destination, which must not exist. Refused before anything is
-/// written, with one line naming what is wrong: destination exists or is the source, a source that is
+/// written, with one line naming what is wrong: destination exists or is the source or lies inside the
+/// source folder, a source that is
 /// neither a .gguf file nor a folder, a quantised type for a folder, a token that already exists (unless allowed) or is given twice, pad_to_multiple_of < 0,
 /// a quantised type the table's width does not fit (std::invalid_argument); an id outside the table's rows
-/// (std::out_of_range); an unreadable source (FileFormatError). A write that fails (a full disk:
-/// std::filesystem::filesystem_error with ENOSPC or EFBIG) leaves no destination.
+/// (std::out_of_range); an unreadable source, or one that changed while it was read (FileFormatError naming
+/// it). A write that fails (a full disk: std::filesystem::filesystem_error with ENOSPC or EFBIG), or rows
+/// past what memory holds (std::bad_alloc), leaves no destination.
 EditRecord edit_model(const std::filesystem::path& source, const std::filesystem::path& destination,
                       const ModelEdits& edits);
 

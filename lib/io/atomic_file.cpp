@@ -21,7 +21,8 @@ void remove_quietly(const std::filesystem::path& file) {
 
 }  // namespace
 
-void write_atomically(const std::filesystem::path& file, const std::function<void(std::ostream&)>& write) {
+void write_atomically(const std::filesystem::path& file, const std::function<void(std::ostream&)>& write,
+                      const std::function<void()>& before_rename) {
     std::filesystem::path temporary = file;
     temporary += ".tmp-embed";
     {
@@ -41,6 +42,14 @@ void write_atomically(const std::filesystem::path& file, const std::function<voi
             const std::error_code error = last_system_error();
             remove_quietly(temporary);
             throw std::filesystem::filesystem_error("cannot write", temporary, error);
+        }
+    }
+    if (before_rename) {
+        try {
+            before_rename();
+        } catch (...) {
+            remove_quietly(temporary);
+            throw;
         }
     }
     std::error_code renamed;

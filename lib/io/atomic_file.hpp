@@ -11,7 +11,9 @@ namespace embed::io {
 /// Calls write on a stream into a temporary file beside file (same directory, name + ".tmp-embed"), then
 /// renames it over file. Should write throw, or the stream fail (std::filesystem::filesystem_error with the
 /// errno of the failing call: ENOENT for a missing directory, ENOSPC for a full disk), the temporary file is
-/// removed and file is left as it was.
-void write_atomically(const std::filesystem::path& file, const std::function<void(std::ostream&)>& write);
+/// removed and file is left as it was. before_rename, when given, runs once the temporary file is complete
+/// and just before the rename; should it throw, the temporary file is removed the same way.
+void write_atomically(const std::filesystem::path& file, const std::function<void(std::ostream&)>& write,
+                      const std::function<void()>& before_rename = {});
 
 }  // namespace embed::io

@@ -131,7 +131,7 @@ void edit_tokenizer(const std::filesystem::path& from, const std::filesystem::pa
 }  // namespace
 
 EditRecord edit_folder(const std::filesystem::path& source, const std::filesystem::path& destination,
-                       const ModelEdits& edits) {
+                       const ModelEdits& edits, const SourceSnapshot& snapshot) {
     const std::optional<Tying> checked = check_tying(source);
     const Tying tying = checked.value_or(Tying{chosen_tensor(source), "", true, {}, {}, {}});
     const Vocabulary vocabulary = load_vocabulary(source);
@@ -208,6 +208,7 @@ EditRecord edit_folder(const std::filesystem::path& source, const std::filesyste
             }
             write_json(temporary / "model.safetensors.index.json", index);
         }
+        snapshot.require_unchanged();
         std::filesystem::rename(temporary, destination);
     } catch (...) {
         std::error_code ignored;

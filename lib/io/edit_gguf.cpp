@@ -138,7 +138,7 @@ std::vector<GgufMetadata> edited_metadata(std::vector<GgufMetadata> metadata, In
 }  // namespace
 
 EditRecord edit_gguf(const std::filesystem::path& source_path, const std::filesystem::path& destination,
-                     const ModelEdits& edits) {
+                     const ModelEdits& edits, const SourceSnapshot& snapshot) {
     const FileSource source(source_path);
     const io::Contents contents = io::parse_gguf(source);
     const RawGguf raw = read_raw_gguf(source);
@@ -159,8 +159,9 @@ EditRecord edit_gguf(const std::filesystem::path& source_path, const std::filesy
 
     std::set<std::string> edited_names{tying.embedding};
     if (!tying.output.empty()) edited_names.insert(tying.output);
+    // The tables first: growing one allocates it whole, so rows past what memory holds fail there at once
+    // (std::bad_alloc), before a token name is made for each of them.
     GgufWriter writer;
-    for (GgufMetadata& m : edited_metadata(raw.metadata, tokens_before, rows_after, edits)) writer.add(std::move(m));
     for (const RawTensor& t : raw.tensors) {
         const io::TensorEntry& entry = entry_named(t.name);
         if (edited_names.contains(t.name)) {
@@ -171,7 +172,8 @@ EditRecord edit_gguf(const std::filesystem::path& source_path, const std::filesy
                                   }});
         }
     }
-    writer.write(destination);
+    for (GgufMetadata& m : edited_metadata(raw.metadata, tokens_before, rows_after, edits)) writer.add(std::move(m));
+    writer.write(destination, [&snapshot] { snapshot.require_unchanged(); });
 
     EditRecord record;
     record.source = source_path;

@@ -114,8 +114,8 @@ void GgufWriter::write(std::ostream& out) const {
     }
 }
 
-void GgufWriter::write(const std::filesystem::path& file) const {
-    write_atomically(file, [this](std::ostream& out) { write(out); });
+void GgufWriter::write(const std::filesystem::path& file, const std::function<void()>& before_rename) const {
+    write_atomically(file, [this](std::ostream& out) { write(out); }, before_rename);
 }
 
 }  // namespace embed::io

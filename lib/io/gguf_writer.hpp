@@ -64,8 +64,9 @@ public:
     /// the alignment. A callback writing other than its tensor's bytes: std::logic_error.
     void write(std::ostream& out) const;
 
-    /// The file, written atomically (io/atomic_file.hpp).
-    void write(const std::filesystem::path& file) const;
+    /// The file, written atomically (io/atomic_file.hpp); before_rename (when given) runs once it is
+    /// complete, before it is renamed into place, and may still refuse it by throwing.
+    void write(const std::filesystem::path& file, const std::function<void()>& before_rename = {}) const;
 
 private:
     std::vector<GgufMetadata> metadata_;

@@ -7,7 +7,9 @@
 
 #include <csignal>
 #include <cstdint>
+#include <chrono>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <random>
 #include <set>
@@ -27,6 +29,7 @@
 #include "io/gguf_writer.hpp"
 #include "io/byte_source.hpp"
 #include "io/formats.hpp"
+#include "io/edit_source_check.hpp"
 
 namespace {
 
@@ -496,6 +499,113 @@ TEST(EditModel, AnUntiedFolderEditsItsOutputFromItsOwnRows) {
     const std::optional<embed::Tying> tying = embed::check_tying(dir.path() / "out");
     ASSERT_TRUE(tying.has_value());
     EXPECT_EQ(tying->config_vocab_size, 5);  // text_config's
+}
+
+/// Sets the hook edit_model calls just before it checks its source, for one test; the default (none) after.
+struct SourceCheckHook {
+    explicit SourceCheckHook(std::function<void(const std::filesystem::path&)> hook) {
+        embed::io::detail::set_before_source_check(std::move(hook));
+    }
+    ~SourceCheckHook() { embed::io::detail::set_before_source_check({}); }
+    SourceCheckHook(const SourceCheckHook&) = delete;
+    SourceCheckHook& operator=(const SourceCheckHook&) = delete;
+};
+
+/// Ways a file changes while it is read: each leaves a different trace (time, size, identity).
+const std::vector<std::pair<std::string, std::function<void(const std::filesystem::path&)>>>& changes() {
+    static const std::vector<std::pair<std::string, std::function<void(const std::filesystem::path&)>>> all = {
+        {"modified", [](const std::filesystem::path& file) {
+             // Same size, a later time: the clock moved on, as it does for a rewrite in place.
+             std::filesystem::last_write_time(file, std::filesystem::last_write_time(file) + std::chrono::seconds(1));
+         }},
+        {"went from", [](const std::filesystem::path& file) { std::ofstream(file, std::ios::app) << 'x'; }},
+        {"replaced", [](const std::filesystem::path& file) {
+             std::filesystem::path copy = file;
+             copy += ".new";
+             std::filesystem::copy_file(file, copy);
+             std::filesystem::last_write_time(copy, std::filesystem::last_write_time(file));
+             std::filesystem::rename(copy, file);
+         }},
+    };
+    return all;
+}
+
+// The source changes after the destination's bytes are written and before they are renamed into place (the
+// hook runs at that moment, so no race decides the outcome): the edit is refused with a FileFormatError naming
+// the source and what changed, and leaves neither the destination nor its temporary.
+TEST(EditModel, ASourceThatChangesWhileItIsReadIsRefused) {
+    for (const auto& named_change : changes()) {
+        const std::string& what = named_change.first;
+        const std::function<void(const std::filesystem::path&)>& change = named_change.second;
+        for (const bool folder : {false, true}) {
+            SCOPED_TRACE(what + (folder ? " folder" : " gguf"));
+            TempDir dir;
+            const std::filesystem::path source = folder ? write_folder(dir, true) : SmallModel().write(dir);
+            const std::filesystem::path changed = folder ? source / "model-00002-of-00002.safetensors" : source;
+            const std::filesystem::path destination = dir.path() / (folder ? "out" : "out.gguf");
+            int calls = 0;
+            const SourceCheckHook hook([&](const std::filesystem::path& checked) {
+                EXPECT_EQ(checked, source);
+                ++calls;
+                change(changed);
+            });
+            ModelEdits edits;
+            edits.add_tokens = {"new"};
+            try {
+                embed::edit_model(source, destination, edits);
+                ADD_FAILURE() << "the edit of a changed source was written";
+            } catch (const embed::FileFormatError& error) {
+                EXPECT_EQ(error.file(), source);
+                const std::string message = error.what();
+                EXPECT_NE(message.find("changed while it was being edited"), std::string::npos) << message;
+                EXPECT_NE(message.find(what), std::string::npos) << message;
+                if (folder) {
+                    EXPECT_NE(message.find("model-00002-of-00002.safetensors"), std::string::npos) << message;
+                }
+                EXPECT_EQ(message.find('\n'), std::string::npos);
+            }
+            EXPECT_EQ(calls, 1);
+            EXPECT_FALSE(std::filesystem::exists(destination));
+            EXPECT_FALSE(std::filesystem::exists(dir.path() / (folder ? "out.tmp-embed" : "out.gguf.tmp-embed")));
+        }
+    }
+}
+
+// A file added to a source folder during the edit is a change too; an unchanged source is written as ever,
+// the check having run once.
+TEST(EditModel, AFileAddedToTheFolderIsAChangeAndAnUnchangedSourceIsWritten) {
+    TempDir dir;
+    const std::filesystem::path source = write_folder(dir, false);
+    {
+        const SourceCheckHook hook([&](const std::filesystem::path&) { std::ofstream(source / "late.txt") << "late"; });
+        try {
+            embed::edit_model(source, dir.path() / "out", {});
+            ADD_FAILURE() << "the edit of a changed folder was written";
+        } catch (const embed::FileFormatError& error) {
+            EXPECT_NE(std::string(error.what()).find("late.txt was added"), std::string::npos) << error.what();
+        }
+        EXPECT_FALSE(std::filesystem::exists(dir.path() / "out"));
+    }
+    std::filesystem::remove(source / "late.txt");
+    int calls = 0;
+    const SourceCheckHook hook([&](const std::filesystem::path&) { ++calls; });
+    embed::edit_model(source, dir.path() / "out", {});
+    EXPECT_EQ(calls, 1);
+    EXPECT_TRUE(std::filesystem::exists(dir.path() / "out" / "model.safetensors"));
+}
+
+// A destination inside the source folder would be copied into itself: refused before anything is written.
+TEST(EditModel, ADestinationInsideTheSourceFolderIsRefused) {
+    TempDir dir;
+    const std::filesystem::path source = write_folder(dir, false);
+    try {
+        embed::edit_model(source, source / "edited", {});
+        ADD_FAILURE() << "a destination inside the source was accepted";
+    } catch (const std::invalid_argument& error) {
+        EXPECT_NE(std::string(error.what()).find("inside the source folder"), std::string::npos) << error.what();
+    }
+    EXPECT_FALSE(std::filesystem::exists(source / "edited"));
+    EXPECT_FALSE(std::filesystem::exists(source / "edited.tmp-embed"));
 }
 
 }  // namespace

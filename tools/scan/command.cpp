@@ -32,43 +32,6 @@ std::string named(std::string_view flag_name, std::string_view value) {
 
 std::string allowed_note(std::string_view flag_name) { return " (allowed: " + std::string(flag(flag_name).allowed) + ")"; }
 
-// One id of a list: a whole-string decimal, not negative.
-Index parse_id(std::string_view list, std::string_view text) {
-    const tools::Decimal<Index> read = tools::read_decimal<Index>(text);
-    if (!read.value || *read.value < 0 || text.front() == '+') {
-        refuse(named(kReferenceIds, list) + " has '" + std::string(text) + "', which is not an id" +
-               allowed_note(kReferenceIds));
-    }
-    return *read.value;
-}
-
-// "177,178,180-187": ids and inclusive ranges, each range low to high; "none" is the empty list.
-std::vector<IdRange> parse_id_list(std::string_view list) {
-    if (list == "none") return {};
-    if (list.empty()) refuse(named(kReferenceIds, list) + " is empty" + allowed_note(kReferenceIds));
-    std::vector<IdRange> ranges;
-    std::size_t start = 0;
-    while (start <= list.size()) {
-        const std::size_t comma = std::min(list.find(',', start), list.size());
-        const std::string_view item = list.substr(start, comma - start);
-        if (item.empty()) refuse(named(kReferenceIds, list) + " has an empty item" + allowed_note(kReferenceIds));
-        const std::size_t dash = item.find('-');
-        if (dash == std::string_view::npos) {
-            const Index id = parse_id(list, item);
-            ranges.push_back({id, id});
-        } else {
-            const IdRange range{parse_id(list, item.substr(0, dash)), parse_id(list, item.substr(dash + 1))};
-            if (range.first > range.last) {
-                refuse(named(kReferenceIds, list) + " has the range '" + std::string(item) +
-                       "', which runs backwards" + allowed_note(kReferenceIds));
-            }
-            ranges.push_back(range);
-        }
-        start = comma + 1;
-    }
-    return ranges;
-}
-
 void parse_table(ScanCommand& command, const Flag&, std::string_view value) { command.table = std::string(value); }
 
 void parse_output_tensor(ScanCommand& command, const Flag& f, std::string_view value) {
@@ -76,8 +39,9 @@ void parse_output_tensor(ScanCommand& command, const Flag& f, std::string_view v
     command.output_tensor = std::string(value);
 }
 
-void parse_reference_ids(ScanCommand& command, const Flag&, std::string_view value) {
-    command.reference_ids = parse_id_list(value);
+// "none" is the empty list; anything else a list of ids and ranges.
+void parse_reference_ids(ScanCommand& command, const Flag& f, std::string_view value) {
+    command.reference_ids = value == "none" ? std::vector<IdRange>{} : tools::parse_id_list(f, value);
 }
 
 void parse_percentile(ScanCommand& command, const Flag& f, std::string_view value) {
@@ -162,19 +126,6 @@ Index row_count(const ScanInputs& inputs) {
     return std::visit([](const auto& pair) { return static_cast<Index>(pair.input.rows()); }, inputs.tables);
 }
 
-// The listed ids, ascending and each once, every one inside [0, V) (checked before a range is expanded).
-std::vector<Index> expand_ids(const std::vector<IdRange>& ranges, Index vocab) {
-    std::set<Index> ids;
-    for (const IdRange& range : ranges) {
-        if (range.last >= vocab) {
-            refuse(std::string(kReferenceIds) + " has id " + std::to_string(range.last) +
-                   ", outside the table's rows [0, " + std::to_string(vocab) + ")");
-        }
-        for (Index id = range.first; id <= range.last; ++id) ids.insert(id);
-    }
-    return {ids.begin(), ids.end()};
-}
-
 }  // namespace
 
 const tools::CommandLine<ScanCommand>& scan_command_line() {
@@ -223,7 +174,7 @@ ScanInputs load_scan_inputs(const ScanCommand& command) {
                                           : tools::own_vocabulary("embed_scan", spec);
     const Index vocab = row_count(inputs);
     if (command.reference_ids) {
-        inputs.reference_ids = expand_ids(*command.reference_ids, vocab);
+        inputs.reference_ids = tools::expand_id_list(kReferenceIds, *command.reference_ids, vocab);
         inputs.reference_from = inputs.reference_ids.empty() ? "none" : std::string(kReferenceIds);
     } else if (inputs.vocabulary) {
         for (const Index id : unused_ids(*inputs.vocabulary)) {

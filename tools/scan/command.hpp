@@ -13,6 +13,7 @@
 #include <embed/vocabulary.hpp>
 
 #include "command_line.hpp"
+#include "id_list.hpp"
 
 namespace embed::scan_tool {
 
@@ -22,10 +23,7 @@ inline constexpr const char* MARKDOWN_FILE = "embed_scan.md";
 inline constexpr const char* HTML_FILE = "embed_scan.html";
 
 /// One inclusive range of ids as --reference-ids spells it ("177" is 177-177).
-struct IdRange {
-    Index first = 0;
-    Index last = 0;
-};
+using IdRange = tools::IdRange;
 
 /// What the command line asks for, as given (files are read by load_scan_inputs).
 struct ScanCommand {
