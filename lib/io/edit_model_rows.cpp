@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "edit_rows.hpp"
 #include "embed/scan.hpp"
 
 namespace embed::io {
@@ -44,8 +45,23 @@ std::string encoded_rows(const BasicTable<Scalar>& table, Index first, Index cou
     return std::move(out).str();
 }
 
+/// The appended rows encoded as type. mean and zeros make every row the same values, and a row is whole
+/// blocks, so the first row's bytes are encoded once and repeated: quantising a Llama-sized row costs more
+/// than copying it, a thousand times over.
+template <class Scalar>
+std::string encoded_appended_rows(const BasicTable<Scalar>& added, RowInit init, embed::ElementType type) {
+    if (added.rows() == 0 || init == RowInit::sampled) return encoded_rows(added, 0, added.rows(), type);
+    const std::string row = encoded_rows(added, 0, 1, type);
+    std::string out;
+    out.reserve(row.size() * static_cast<std::size_t>(added.rows()));
+    for (Index i = 0; i < added.rows(); ++i) out += row;
+    return out;
+}
+
 /// One table rewritten: its new rows (rows_after, d) by the edits, as a GGUF tensor (name, ne, type, bytes
-/// and the callback that writes them).
+/// and the callback that writes them). The decoded table is held once: the re-initialised rows are set in it
+/// in place and the appended rows computed beside it, never a second (rows_after, d) copy; in the stored
+/// type it is freed on return, before the file is written.
 template <class Scalar>
 GgufTensor edited_tensor(const io::TensorEntry& entry, const FileSource& source, std::vector<Index> ids,
                          Index rows_after, const ModelEdits& edits) {
@@ -59,23 +75,26 @@ GgufTensor edited_tensor(const io::TensorEntry& entry, const FileSource& source,
                                     "'s block of " + std::to_string(block_values(written)));
     }
     BasicTable<Scalar> table = io::decode_table<Scalar>(entry, source);
-    if (!ids.empty()) table = reinitialise_rows(table, Ids(ids), edits.init, edits.seed);
-    if (rows_after > rows) table = resize_rows(table, rows_after, edits.init, edits.seed);
+    detail::reinitialise_rows_in_place(table, Ids(ids), edits.init, edits.seed);
+    BasicTable<Scalar> added =
+        detail::appended_rows<Scalar>(view_of(table), std::max<Index>(rows_after - rows, 0), edits.init, edits.seed);
     GgufTensor tensor{entry.name, {static_cast<std::uint64_t>(d), static_cast<std::uint64_t>(rows_after)},
                       io::ggml_type_id(written), static_cast<std::uint64_t>(row_bytes(written, d) * rows_after), {}};
     if (written != stored) {
         // Every row is re-encoded once from the values the file holds.
-        tensor.write = [table = std::move(table), written](std::ostream& out) {
+        tensor.write = [table = std::move(table), added = std::move(added), written](std::ostream& out) {
             io::write_rows(out, view_of(table), written, false);
+            io::write_rows(out, view_of(added), written, false);
         };
         return tensor;
     }
     std::map<Index, std::string> changed;
     for (const Index id : ids) changed.emplace(id, encoded_rows(table, id, 1, written));
-    std::string added = encoded_rows(table, rows, rows_after - rows, written);
+    // The rows kept are copied from the file as stored when the tensor is written; the decoded table goes here.
+    std::string appended = encoded_appended_rows(added, edits.init, written);
     const std::uint64_t row_size = static_cast<std::uint64_t>(row_bytes(written, d));
     tensor.write = [&source, offset = entry.offset, rows, row_size, changed = std::move(changed),
-                    added = std::move(added)](std::ostream& out) {
+                    appended = std::move(appended)](std::ostream& out) {
         Index next = 0;  // the first row not written yet
         const auto copy_until = [&](Index end) {
             copy_bytes(source, offset + static_cast<std::uint64_t>(next) * row_size,
@@ -87,7 +106,7 @@ GgufTensor edited_tensor(const io::TensorEntry& entry, const FileSource& source,
             next = id + 1;
         }
         copy_until(rows);
-        out.write(added.data(), static_cast<std::streamsize>(added.size()));
+        out.write(appended.data(), static_cast<std::streamsize>(appended.size()));
     };
     return tensor;
 }
