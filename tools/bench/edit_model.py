@@ -38,7 +38,7 @@ LAYER = (("attn_q", 4096, 4096), ("attn_k", 1024, 4096), ("attn_v", 1024, 4096),
          ("ffn_gate", 14336, 4096), ("ffn_up", 14336, 4096), ("ffn_down", 4096, 14336))
 ROUNDS = 5
 SPEED_GOAL = 1.5  # edit_model's median at most this times cp's
-MEMORY_SLACK = 256 * 2**20  # peak at most the edited table as edit_model holds it (float32) plus this
+MEMORY_SLACK = 256 * 2**20  # peak at most the edited table as stored (Q6_K) plus this: the rest is streamed
 
 
 def gguf_string(text):
@@ -158,24 +158,24 @@ def main():
     peak = peak_kib(args.bin, model, args.dir) * 1024
     cp, edit = statistics.median(times["cp"]), statistics.median(times["edit_model"])
     ratios = [e / c for e, c in zip(times["edit_model"], times["cp"])]
-    table_bytes = VOCAB * WIDTH // 256 * Q6_K_BLOCK if not args.smoke else vocab * WIDTH // 256 * Q6_K_BLOCK
-    held = (vocab + ADDED) * WIDTH * 4
+    table_bytes = vocab * WIDTH // 256 * Q6_K_BLOCK
+    edited_table = (vocab + ADDED) * WIDTH // 256 * Q6_K_BLOCK
     print(f"\nFile {size / 1e9:.2f} GB: the Q6_K table {table_bytes / 1e9:.2f} GB ({vocab} x {WIDTH}), "
           f"{layers} layers of Q6_K matrices; {ADDED} tokens appended; {args.rounds} rounds, medians.\n")
     print("| operation | time | GB/s of file | / cp |")
     print("|---|--:|--:|--:|")
     print(f"| cp | {fmt_time(cp)} | {size / cp / 1e9:.2f} | 1.00x |")
     print(f"| edit_model, {ADDED} tokens appended | {fmt_time(edit)} | {size / edit / 1e9:.2f} | {edit / cp:.2f}x |")
-    print(f"\nPeak resident set of the edit: {peak / 2**20:.0f} MiB; the edited table as float32 "
-          f"{held / 2**20:.0f} MiB, as Q6_K {(vocab + ADDED) * WIDTH // 256 * Q6_K_BLOCK / 2**20:.0f} MiB.\n")
+    print(f"\nPeak resident set of the edit: {peak / 2**20:.0f} MiB; the edited table as stored (Q6_K) "
+          f"{edited_table / 2**20:.0f} MiB, as float32 {(vocab + ADDED) * WIDTH * 4 / 2**20:.0f} MiB.\n")
     goals = [
         {"met": edit <= SPEED_GOAL * cp,
          "text": f"edit_model {fmt_time(edit)} is {edit / cp:.2f}x cp's {fmt_time(cp)} (goal <= {SPEED_GOAL}x)",
          "rounds": [round(r, 2) for r in ratios], "rounds_unit": "x"},
-        {"met": peak <= held + MEMORY_SLACK,
-         "text": f"edit_model peaks at {peak / 2**20:.0f} MiB, the float32 table {held / 2**20:.0f} MiB + "
-                 f"{(peak - held) / 2**20:.0f} MiB (goal <= + {MEMORY_SLACK // 2**20} MiB: the other tensors "
-                 f"streamed)", "rounds": None, "rounds_unit": None},
+        {"met": peak <= edited_table + MEMORY_SLACK,
+         "text": f"edit_model peaks at {peak / 2**20:.0f} MiB (goal <= the edited Q6_K table "
+                 f"{edited_table / 2**20:.0f} MiB + {MEMORY_SLACK // 2**20} MiB: the other tensors streamed)",
+         "rounds": None, "rounds_unit": None},
     ]
     print("Goals for editing a model file:")
     for goal in goals:
@@ -188,7 +188,7 @@ def main():
              "table": f"{vocab}x{WIDTH} Q6_K", "tokens_added": ADDED, "rounds": args.rounds,
              "seconds": {"cp": times["cp"], "edit_model": times["edit_model"]},
              "median_seconds": {"cp": cp, "edit_model": edit}, "ratio": round(edit / cp, 3),
-             "peak_bytes": peak, "float32_table_bytes": held, "goals": goals}
+             "peak_bytes": peak, "edited_table_bytes": edited_table, "goals": goals}
     path = record_in_results(entry, args.results)
     print(f"Wrote the figures under \"edit_model\" in {os.path.relpath(path)}", file=sys.stderr)
 
