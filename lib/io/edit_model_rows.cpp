@@ -31,7 +31,8 @@ std::uint64_t copied_in_kernel(const FileSource& source, std::uint64_t offset, s
     auto from = static_cast<off_t>(offset);
     while (done < count) {
         const std::uint64_t step = std::min<std::uint64_t>(count - done, std::uint64_t{1} << 30);
-        const ssize_t moved = ::copy_file_range(source.fd(), &from, out.fd(), nullptr, static_cast<std::size_t>(step), 0);
+        const ssize_t moved =
+            ::copy_file_range(source.fd(), &from, out.fd(), nullptr, static_cast<std::size_t>(step), 0);
         if (moved < 0 && errno == EINTR) continue;
         if (moved < 0 && (errno == ENOSPC || errno == EFBIG || errno == EIO || errno == EDQUOT)) {
             const std::error_code error(errno, std::generic_category());
@@ -195,14 +196,12 @@ std::pair<BasicTable<Scalar>, BasicTable<Scalar>> streamed_edit(const io::Tensor
                                     "use \"zeros\"");
     }
     const bool zeros = init == RowInit::zeros;
-    BasicTable<Scalar> fresh =
-        ids.empty() ? none
-                    : repeated_rows<Scalar>(zeros ? RowVector::Zero(d) : streamed_column_sums(entry, source, ids, none),
-                                            kept, 1, init);
+    const auto sums = [&](const BasicTable<Scalar>& replacement) -> RowVector {
+        return zeros ? RowVector::Zero(d) : streamed_column_sums(entry, source, ids, replacement);
+    };
+    BasicTable<Scalar> fresh = ids.empty() ? none : repeated_rows<Scalar>(sums(none), kept, 1, init);
     BasicTable<Scalar> added =
-        appended == 0 ? BasicTable<Scalar>(0, d)
-                      : repeated_rows<Scalar>(zeros ? RowVector::Zero(d) : streamed_column_sums(entry, source, ids, fresh),
-                                              rows, appended, init);
+        appended == 0 ? BasicTable<Scalar>(0, d) : repeated_rows<Scalar>(sums(fresh), rows, appended, init);
     return {std::move(fresh), std::move(added)};
 }
 
@@ -298,7 +297,8 @@ void refuse_existing_tokens(const Vocabulary& vocabulary, const ModelEdits& edit
         const std::set<std::string, std::less<>> wanted(edits.add_tokens.begin(), edits.add_tokens.end());
         for (Index id = 0; id < vocabulary.size(); ++id) {
             if (vocabulary.missing(id)) continue;
-            if (const std::string& token = vocabulary.token(id); wanted.contains(token)) existing.try_emplace(token, id);
+            const std::string& token = vocabulary.token(id);
+            if (wanted.contains(token)) existing.try_emplace(token, id);
             if (const std::string text = vocabulary.text(id); wanted.contains(text)) existing.try_emplace(text, id);
         }
     }

@@ -130,7 +130,8 @@ def write_gpt2_q6_k_gguf(path, rows, width, tmp_path):
         ("token_embd.weight", [width, rows], GGML_TYPE_ID["Q6_K"], q6_k_bytes(embedding, tmp_path)),
         ("position_embd.weight", [width, 16], GGML_TYPE_ID["F32"],
          rng.standard_normal((16, width)).astype(np.float32).tobytes()),
-        ("blk.0.attn_norm.weight", [width], GGML_TYPE_ID["F32"], rng.standard_normal(width).astype(np.float32).tobytes()),
+        ("blk.0.attn_norm.weight", [width], GGML_TYPE_ID["F32"],
+         rng.standard_normal(width).astype(np.float32).tobytes()),
         ("blk.0.ffn_down.weight", [width, 64], GGML_TYPE_ID["Q6_K"], q6_k_bytes(ffn, tmp_path)),
         ("output_norm.weight", [width], GGML_TYPE_ID["F32"], struct.pack(f"<{width}f", *range(width))),
     ]
