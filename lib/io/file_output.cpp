@@ -60,6 +60,7 @@ FileOutputBuffer::int_type FileOutputBuffer::overflow(int_type ch) {
 }
 
 std::streamsize FileOutputBuffer::xsputn(const char* s, std::streamsize n) {
+    if (n <= 0) return 0;  // an empty write may come with no buffer at all (an empty table's data)
     const auto size = static_cast<std::size_t>(n);
     if (size <= static_cast<std::size_t>(epptr() - pptr())) {
         std::memcpy(pptr(), s, size);
