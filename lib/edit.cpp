@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "checks.hpp"
+#include "edit_rows.hpp"
 #include "embed/python_random.hpp"
 #include "kernels/narrow_values.hpp"
 #include "stored_tables.hpp"
@@ -168,20 +169,68 @@ RowInit parse_row_init(std::string_view name) {
                                 "\" is not one of \"mean\", \"sampled\", \"zeros\"");
 }
 
+namespace detail {
+
+template <class Scalar>
+BasicTable<Scalar> appended_rows(BasicTableView<Scalar> table, Index count, RowInit init, std::uint64_t seed) {
+    require_non_negative(count, "rows to append");
+    row_init_name(init);
+    BasicTable<Scalar> out(count, table.cols());
+    if (count == 0) return out;
+    require_source(static_cast<std::size_t>(table.rows()), init, "growing a table");
+    const DefaultFloatMode float_mode;
+    const Table added = new_rows<Scalar>(table, range_of(0, table.rows()), count, init, seed);
+    store_rows(added, range_of(0, count), out);
+    return out;
+}
+
+template <class Scalar>
+void reinitialise_rows_in_place(BasicTable<Scalar>& table, Ids ids, RowInit init, std::uint64_t seed) {
+    row_init_name(init);
+    const Index rows = table.rows();
+    for (const Index id : ids) require_token(id, rows);
+    std::vector<Index> targets(ids.begin(), ids.end());
+    std::ranges::sort(targets);
+    targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
+    if (targets.empty()) return;
+    std::vector<Index> source;
+    source.reserve(static_cast<std::size_t>(rows) - targets.size());
+    auto next_target = targets.begin();
+    for (Index r = 0; r < rows; ++r) {
+        if (next_target != targets.end() && *next_target == r) {
+            ++next_target;
+        } else {
+            source.push_back(r);
+        }
+    }
+    require_source(source.size(), init, "re-initialising rows");
+    const DefaultFloatMode float_mode;
+    // Every fresh row is computed from the source rows before any is stored: targets are not among them.
+    const Table fresh = new_rows<Scalar>(view_of(table), source, static_cast<Index>(targets.size()), init, seed);
+    store_rows(fresh, targets, table);
+}
+
+template BasicTable<double> appended_rows<double>(BasicTableView<double>, Index, RowInit, std::uint64_t);
+template BasicTable<float> appended_rows<float>(BasicTableView<float>, Index, RowInit, std::uint64_t);
+template BasicTable<Eigen::bfloat16> appended_rows<Eigen::bfloat16>(BasicTableView<Eigen::bfloat16>, Index, RowInit,
+                                                                    std::uint64_t);
+template void reinitialise_rows_in_place<double>(BasicTable<double>&, Ids, RowInit, std::uint64_t);
+template void reinitialise_rows_in_place<float>(BasicTable<float>&, Ids, RowInit, std::uint64_t);
+template void reinitialise_rows_in_place<Eigen::bfloat16>(BasicTable<Eigen::bfloat16>&, Ids, RowInit, std::uint64_t);
+
+}  // namespace detail
+
 template <TableOrView T>
 BasicTable<typename T::Scalar> resize_rows(const T& table, Index rows, RowInit init, std::uint64_t seed) {
     using Scalar = typename T::Scalar;
     detail::require_non_negative(rows, "rows");
     row_init_name(init);
-    const detail::DefaultFloatMode float_mode;
     const Index old_rows = table.rows();
     if (rows <= old_rows) return BasicTable<Scalar>(table.topRows(rows));
     require_source(static_cast<std::size_t>(old_rows), init, "growing a table");
-    const std::vector<Index> source = range_of(0, old_rows);
-    const Table added = new_rows<Scalar>(view_of(table), source, rows - old_rows, init, seed);
     BasicTable<Scalar> out(rows, table.cols());
+    out.bottomRows(rows - old_rows) = detail::appended_rows<Scalar>(view_of(table), rows - old_rows, init, seed);
     out.topRows(old_rows) = table;
-    store_rows(added, range_of(old_rows, rows), out);
     return out;
 }
 
@@ -197,27 +246,9 @@ template <TableOrView T>
 BasicTable<typename T::Scalar> reinitialise_rows(const T& table, Ids ids, RowInit init, std::uint64_t seed) {
     using Scalar = typename T::Scalar;
     row_init_name(init);
-    const Index rows = table.rows();
-    for (const Index id : ids) detail::require_token(id, rows);
-    std::vector<Index> targets(ids.begin(), ids.end());
-    std::ranges::sort(targets);
-    targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
-    std::vector<Index> source;
-    source.reserve(static_cast<std::size_t>(rows) - targets.size());
-    auto next_target = targets.begin();
-    for (Index r = 0; r < rows; ++r) {
-        if (next_target != targets.end() && *next_target == r) {
-            ++next_target;
-        } else {
-            source.push_back(r);
-        }
-    }
-    if (!targets.empty()) require_source(source.size(), init, "re-initialising rows");
-    const detail::DefaultFloatMode float_mode;
+    for (const Index id : ids) detail::require_token(id, table.rows());
     BasicTable<Scalar> out(table);
-    if (targets.empty()) return out;
-    const Table fresh = new_rows<Scalar>(view_of(table), source, static_cast<Index>(targets.size()), init, seed);
-    store_rows(fresh, targets, out);
+    detail::reinitialise_rows_in_place(out, ids, init, seed);
     return out;
 }
 

@@ -6,7 +6,9 @@
 // of model.safetensors.index.json, tokenizer.json, maybe tokenizer_config.json). The token embedding (chosen_tensor's) and an untied output table
 // (check_tying's) are rewritten with the same edits, each from its own rows (edit.hpp's rules; the
 // re-initialisation first, then the growth, whose new rows come from the rows after it). Every other
-// tensor is copied byte for byte a chunk at a time, every other metadata key/value kept in its order.
+// tensor is copied byte for byte (by the kernel, copy_file_range, where it can; else a chunk at a time),
+// never held whole, every other metadata key/value kept in its order. A table kept in its type whose new
+// rows are the mean or zeros is read a block of rows at a time for its means, never decoded whole.
 // Rows the edit leaves alone keep their stored bytes, quantised blocks included; new and re-initialised
 // rows are encoded in the table's type (or the type asked for, when every row is re-encoded once from
 // the values the file holds).

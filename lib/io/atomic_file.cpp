@@ -1,8 +1,9 @@
 #include "io/atomic_file.hpp"
 
 #include <cerrno>
-#include <fstream>
 #include <system_error>
+
+#include "io/file_output.hpp"
 
 namespace embed::io {
 namespace {
@@ -26,9 +27,7 @@ void write_atomically(const std::filesystem::path& file, const std::function<voi
     std::filesystem::path temporary = file;
     temporary += ".tmp-embed";
     {
-        errno = 0;
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        if (!out) throw std::filesystem::filesystem_error("cannot create", temporary, last_system_error());
+        FileOutput out(temporary);
         errno = 0;
         try {
             write(out);
@@ -37,9 +36,10 @@ void write_atomically(const std::filesystem::path& file, const std::function<voi
             remove_quietly(temporary);
             throw;
         }
-        out.close();
-        if (!out) {
-            const std::error_code error = last_system_error();
+        const bool stream_failed = !out;
+        std::error_code error = out.close();
+        if (stream_failed || error) {
+            if (!error) error = last_system_error();
             remove_quietly(temporary);
             throw std::filesystem::filesystem_error("cannot write", temporary, error);
         }

@@ -60,6 +60,8 @@ public:
     /// pread until count bytes are in; FileFormatError naming the file if it now ends before them (it shrank
     /// since it was opened), filesystem_error if the read fails.
     void read(std::uint64_t offset, std::uint64_t count, std::byte* out) const override;
+    /// The open descriptor, for copies made in the kernel (copy_file_range); read with pread only.
+    int fd() const { return fd_; }
 
 private:
     int fd_ = -1;

@@ -301,6 +301,8 @@ BasicTable<Out> decode_table(const TensorEntry& entry, const ByteSource& source)
 }
 
 template void decode_rows<double>(const TensorEntry&, const ByteSource&, Index, Index, Eigen::Ref<Table>);
+template void decode_rows<float>(const TensorEntry&, const ByteSource&, Index, Index, Eigen::Ref<TableF32>);
+template void decode_rows<Eigen::bfloat16>(const TensorEntry&, const ByteSource&, Index, Index, Eigen::Ref<TableBF16>);
 template Table decode_table<double>(const TensorEntry&, const ByteSource&);
 template TableF32 decode_table<float>(const TensorEntry&, const ByteSource&);
 template TableBF16 decode_table<Eigen::bfloat16>(const TensorEntry&, const ByteSource&);

@@ -252,10 +252,20 @@ def to_json(record):
     return "{\n " + ",\n ".join(parts) + "\n}\n"
 
 
+# Figures measured by a script of their own (edit_model.py), kept in the data file when compare.py replaces the
+# rest of it.
+SEPARATE_KEYS = ("edit_model",)
+
+
 def write_record(record, directory=RESULTS_DIR):
-    """Writes the record to directory/<cpu kind>.json (replacing that CPU's previous run) and returns the path."""
+    """Writes the record to directory/<cpu kind>.json (replacing that CPU's previous run, but for the SEPARATE_KEYS
+    the record lacks, kept from the file) and returns the path."""
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, f"{record['cpu']['kind']}.json")
+    if os.path.exists(path) and any(key not in record for key in SEPARATE_KEYS):
+        with open(path, encoding="utf-8") as f:
+            earlier = json.load(f)
+        record = dict(record, **{key: earlier[key] for key in SEPARATE_KEYS if key in earlier and key not in record})
     temporary = path + ".tmp"
     with open(temporary, "w", encoding="utf-8") as out:
         out.write(to_json(record))
