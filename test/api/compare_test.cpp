@@ -187,7 +187,7 @@ void expect_screen_matches_double(const embed::BasicTable<Stored>& table, Index 
     }
     ASSERT_EQ(embed::detail::screen_covers(side), covered);
     std::vector<Index> probes;
-    for (Index r = 0; r < table.rows(); r += 3) probes.push_back(r);
+    for (Index r = 0; r < table.rows(); r += 7) probes.push_back(r);
     const auto want = embed::detail::nearest_pairs_in_double(side, probes, count);
     for (const int threads : {1, 2, 7}) {
         const Workers workers(threads);
@@ -200,7 +200,7 @@ void expect_screen_matches_double(const embed::BasicTable<Stored>& table, Index 
 
 TEST(CompareNeighbourScreen, RandomTablesOfEveryStoredType) {
     // d = 37: whole vectors of 16 and of 8 plus a tail.
-    const Table values = random_table(3000, 37, 11);
+    const Table values = random_table(1500, 37, 11);
     expect_screen_matches_double(values, 10, true);
     expect_screen_matches_double(embed::TableF32(values.cast<float>()), 10, true);
     expect_screen_matches_double(embed::TableBF16(values.cast<Eigen::bfloat16>()), 10, true);
@@ -212,7 +212,7 @@ TEST(CompareNeighbourScreen, NearTiesAndRowsFloat32CannotTellApart) {
     // Rows a few double ulps from one of 20 bases: float32 rounds each group to one row, so the screen sees
     // hundreds of ties and only the double scores order them.
     const Table bases = random_table(20, 24, 13);
-    Table near(2000, 24);
+    Table near(1200, 24);
     std::mt19937_64 draw(14);
     for (Index r = 0; r < near.rows(); ++r) {
         for (Index c = 0; c < near.cols(); ++c) {
