@@ -11,7 +11,9 @@
 //
 // Every measure is computed in double on the stored values widened exactly;
 // each sum runs in an order fixed by the sizes alone, so results never depend
-// on the thread count. The random draws are CPython's, so Python rebuilds them:
+// on the thread count. The neighbourhoods are screened in float32 first, with a
+// proven error bound, and only rows the bound cannot rule out are scored in
+// double: the lists are the double computation's, bit for bit. The random draws are CPython's, so Python rebuilds them:
 //     probes: sorted(random.Random(seed).sample(range(matched), min(probes, matched)))
 //             (indices into pairs; the probe ids are a's ids of those pairs)
 //     hidden: g = random.Random(seed); [[g.gauss(0.0, 1.0) for c in range(d)] for n in range(probes)]

@@ -30,6 +30,34 @@ Table fit_rotation(const AnyTableView& a, const AnyTableView& b, const std::vect
 /// rotation set).
 void measure_rows(const AnyTableView& a, const AnyTableView& b, TableComparison& comparison);
 
+/// cosine from a dot product and two norms, 0.0 when either norm is 0 (as embed::cosine).
+inline double cosine_from_norms(double dot, double norm_x, double norm_y) {
+    const double norms = norm_x * norm_y;
+    return norm_x == 0.0 || norm_y == 0.0 ? 0.0 : dot / norms;
+}
+
+/// One table's side of the neighbourhoods: the table, its norm per pair (n, as measure_rows gives them) and its
+/// id per pair (n).
+struct NeighbourSide {
+    const AnyTableView* table = nullptr;
+    const Vector* norms = nullptr;
+    std::vector<Index> ids;
+};
+
+/// probes are pair indices (P); returns per probe its count nearest pairs by cosine in side's table, as
+/// top_indices ranks the double cosines (itself skipped), best first. Every cosine is computed in double.
+std::vector<std::vector<Index>> nearest_pairs_in_double(const NeighbourSide& side, std::span<const Index> probes,
+                                                        Index count);
+
+/// Whether nearest_pairs_screened's error bound holds for side's paired rows: every value finite with
+/// max |v|^2 d <= 2^120, and d <= 167772 (neighbour_screen.cpp says why).
+bool screen_covers(const NeighbourSide& side);
+
+/// The same lists as nearest_pairs_in_double, bit for bit, for a side screen_covers: the cosines screened in
+/// float32 and only the pairs an error bound cannot rule out rescored in double (neighbour_screen.cpp).
+std::vector<std::vector<Index>> nearest_pairs_screened(const NeighbourSide& side, std::span<const Index> probes,
+                                                       Index count);
+
 /// Per probe pair index (P): the overlap of its k nearest neighbours by cosine in a and in b (see
 /// TableComparison::neighbour_overlap); norm_a and norm_b of comparison must be set.
 Vector neighbour_overlaps(const AnyTableView& a, const AnyTableView& b, const TableComparison& comparison,

@@ -8,23 +8,14 @@
 namespace embed::detail {
 namespace {
 
-// Probes scored against a whole table per step: their (probes, V) dot products stay a few tens of MiB.
-constexpr Index kProbeChunk = 32;
+// Probes scored against a whole table per step: their (probes, V) float32 screens stay a few tens of MiB, and
+// each step reads the table once.
+constexpr Index kProbeChunk = 64;
 
-// cosine from a dot product and two norms, 0.0 when either norm is 0 (as embed::cosine).
-double cosine_of(double dot, double norm_x, double norm_y) {
-    const double norms = norm_x * norm_y;
-    return norm_x == 0.0 || norm_y == 0.0 ? 0.0 : dot / norms;
-}
+}  // namespace
 
-struct Side {
-    const AnyTableView* table;
-    const Vector* norms;    // (n) per pair
-    std::vector<Index> ids;  // (n) this table's id of each pair
-};
-
-// For probes (pair indices) [first, last): the k nearest pairs of each in one table, as pair indices (count).
-std::vector<std::vector<Index>> nearest_pairs(const Side& side, std::span<const Index> probes, Index count) {
+std::vector<std::vector<Index>> nearest_pairs_in_double(const NeighbourSide& side, std::span<const Index> probes,
+                                                        Index count) {
     std::vector<Index> probe_ids;
     for (const Index p : probes) probe_ids.push_back(side.ids[static_cast<std::size_t>(p)]);
     const Table dots = all_scores(*side.table, widened_rows(*side.table, probe_ids));
@@ -37,7 +28,7 @@ std::vector<std::vector<Index>> nearest_pairs(const Side& side, std::span<const 
             const double probe_norm = (*side.norms)[probe];
             for (Index t = 0; t < n; ++t) {
                 score[static_cast<std::size_t>(t)] =
-                    cosine_of(dots(q, side.ids[static_cast<std::size_t>(t)]), probe_norm, (*side.norms)[t]);
+                    cosine_from_norms(dots(q, side.ids[static_cast<std::size_t>(t)]), probe_norm, (*side.norms)[t]);
             }
             nearest[static_cast<std::size_t>(q)] = top_indices(score.data(), side.ids.data(), n, count, probe);
         }
@@ -45,18 +36,22 @@ std::vector<std::vector<Index>> nearest_pairs(const Side& side, std::span<const 
     return nearest;
 }
 
-}  // namespace
-
 Vector neighbour_overlaps(const AnyTableView& a, const AnyTableView& b, const TableComparison& comparison,
                           std::span<const Index> probe_pairs, Index k) {
     const auto n = static_cast<Index>(comparison.pairs.size());
     const Index count = std::min(k, n - 1);
-    Side a_side{&a, &comparison.norm_a, {}};
-    Side b_side{&b, &comparison.norm_b, {}};
+    NeighbourSide a_side{&a, &comparison.norm_a, {}};
+    NeighbourSide b_side{&b, &comparison.norm_b, {}};
     for (const RowPair& pair : comparison.pairs) {
         a_side.ids.push_back(pair.a);
         b_side.ids.push_back(pair.b);
     }
+    // The float32 screen where its bound holds (checked once per table), the double cosines elsewhere.
+    const auto nearest = [count](const NeighbourSide& side, bool screen, std::span<const Index> probes) {
+        return screen ? nearest_pairs_screened(side, probes, count) : nearest_pairs_in_double(side, probes, count);
+    };
+    const bool screen_a = count > 0 && screen_covers(a_side);
+    const bool screen_b = count > 0 && screen_covers(b_side);
     Vector overlap(static_cast<Index>(probe_pairs.size()));
     for (std::size_t first = 0; first < probe_pairs.size(); first += kProbeChunk) {
         const std::span<const Index> probes =
@@ -67,8 +62,8 @@ Vector neighbour_overlaps(const AnyTableView& a, const AnyTableView& b, const Ta
             }
             continue;
         }
-        const std::vector<std::vector<Index>> in_a = nearest_pairs(a_side, probes, count);
-        const std::vector<std::vector<Index>> in_b = nearest_pairs(b_side, probes, count);
+        const std::vector<std::vector<Index>> in_a = nearest(a_side, screen_a, probes);
+        const std::vector<std::vector<Index>> in_b = nearest(b_side, screen_b, probes);
         for (std::size_t q = 0; q < probes.size(); ++q) {
             std::vector<Index> x = in_a[q];
             std::vector<Index> y = in_b[q];

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -13,8 +14,10 @@
 #include <gtest/gtest.h>
 
 #include "compare/draws.hpp"
+#include "compare/measures.hpp"
 #include "cpython.hpp"
 #include "embed/compare.hpp"
+#include "embed/similarity.hpp"
 #include "embed/table.hpp"
 #include "threads/parallel.hpp"
 #include "worker_count.hpp"
@@ -28,6 +31,7 @@ using embed::RowMatch;
 using embed::RowPair;
 using embed::Table;
 using embed::TableComparison;
+using embed::Vector;
 using testing::HasSubstr;
 
 using Workers = embed_test::WorkerCount;
@@ -168,6 +172,87 @@ TEST(CompareTables, NarrowTablesGiveTheirWidenedCopysResults) {
     const embed::StoredTable stored = b32;
     expect_same(embed::compare_tables(embed::StoredTable(a), stored, aligned_options()),
                 embed::compare_tables(a, b32, aligned_options()));
+}
+
+// The float32 screen's lists against the double path's (the cosines all in double), at 1, 2 and 7 threads.
+// covered says whether the screen is meant to run on the table (else the comparison takes the double path).
+template <class Stored>
+void expect_screen_matches_double(const embed::BasicTable<Stored>& table, Index count, bool covered) {
+    const embed::AnyTableView view(embed::view_of(table));
+    Vector norms(table.rows());
+    embed::detail::NeighbourSide side{&view, &norms, {}};
+    for (Index r = 0; r < table.rows(); ++r) {
+        side.ids.push_back(r);
+        norms[r] = embed::norm(Vector(table.row(r).template cast<double>().transpose()));
+    }
+    ASSERT_EQ(embed::detail::screen_covers(side), covered);
+    std::vector<Index> probes;
+    for (Index r = 0; r < table.rows(); r += 7) probes.push_back(r);
+    const auto want = embed::detail::nearest_pairs_in_double(side, probes, count);
+    for (const int threads : {1, 2, 7}) {
+        const Workers workers(threads);
+        SCOPED_TRACE(threads);
+        if (covered) {
+            EXPECT_EQ(embed::detail::nearest_pairs_screened(side, probes, count), want);
+        }
+    }
+}
+
+TEST(CompareNeighbourScreen, RandomTablesOfEveryStoredType) {
+    // d = 37: whole vectors of 16 and of 8 plus a tail.
+    const Table values = random_table(1500, 37, 11);
+    expect_screen_matches_double(values, 10, true);
+    expect_screen_matches_double(embed::TableF32(values.cast<float>()), 10, true);
+    expect_screen_matches_double(embed::TableBF16(values.cast<Eigen::bfloat16>()), 10, true);
+    // Every other row is a neighbour: the cut is the lowest bound.
+    expect_screen_matches_double(embed::TableF32(random_table(200, 37, 12).cast<float>()), 199, true);
+}
+
+TEST(CompareNeighbourScreen, NearTiesAndRowsFloat32CannotTellApart) {
+    // Rows a few double ulps from one of 20 bases: float32 rounds each group to one row, so the screen sees
+    // hundreds of ties and only the double scores order them.
+    const Table bases = random_table(20, 24, 13);
+    Table near(1200, 24);
+    std::mt19937_64 draw(14);
+    for (Index r = 0; r < near.rows(); ++r) {
+        for (Index c = 0; c < near.cols(); ++c) {
+            const double base = bases(r % 20, c);
+            near(r, c) = base + base * 0x1p-40 * static_cast<double>(static_cast<int>(draw() % 7) - 3);
+        }
+    }
+    expect_screen_matches_double(near, 10, true);
+    expect_screen_matches_double(near, 150, true);
+}
+
+TEST(CompareNeighbourScreen, EqualRowsZeroRowsAndExtremeScales) {
+    // Many equal rows (ties broken by the lower id), rows of zeros (cosine 0.0 with everything), and rows
+    // scaled by 2^-90 (their float32 products underflow) and 2^40.
+    Table table = random_table(1500, 19, 15);
+    for (Index r = 0; r < table.rows(); ++r) {
+        if (r % 3 == 0) table.row(r) = table.row(0);
+        if (r % 11 == 0) table.row(r).setZero();
+        if (r % 7 == 1) table.row(r) *= 0x1p-90;
+        if (r % 13 == 2) table.row(r) *= 0x1p40;
+    }
+    expect_screen_matches_double(table, 10, true);
+    expect_screen_matches_double(embed::TableF32(table.cast<float>()), 25, true);
+}
+
+TEST(CompareNeighbourScreen, TablesTheBoundDoesNotCoverTakeTheDoublePath) {
+    Table table = random_table(400, 16, 16);
+    table(5, 3) = std::numeric_limits<double>::quiet_NaN();
+    expect_screen_matches_double(table, 10, false);
+    table(5, 3) = std::numeric_limits<double>::infinity();
+    expect_screen_matches_double(table, 10, false);
+    table(5, 3) = 0x1p70;  // float32 products and sums would overflow
+    expect_screen_matches_double(table, 10, false);
+    // Through compare_tables: the NaN row's pair gets NaN cosines, ranked below every number, on both paths.
+    table(5, 3) = std::numeric_limits<double>::quiet_NaN();
+    CompareOptions options;
+    options.probes = 400;
+    options.k = 5;
+    const TableComparison with_nan = embed::compare_tables(table, table, options);
+    for (Index q = 0; q < with_nan.neighbour_overlap.size(); ++q) EXPECT_EQ(with_nan.neighbour_overlap[q], 1.0);
 }
 
 TEST(CompareTables, PairsByTextKeepTextsHeldOnceOnEachSide) {
