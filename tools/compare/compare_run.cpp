@@ -54,6 +54,7 @@ CompareRun compare_inputs(const CompareCommand& command, const CompareInputs& in
     run.a_named = inputs.a_vocabulary.has_value();
     run.b_named = inputs.b_vocabulary.has_value();
     run.comparison = compare_tables(inputs.a, inputs.b, options);
+    run.verdict = verdict_of(run.comparison);
     for (const Index p : moved_pairs(run.comparison, kMovedRows)) {
         const RowPair& pair = run.comparison.pairs[static_cast<std::size_t>(p)];
         MovedRow row{pair.a, pair.b, std::nullopt, (*run.comparison.row_cosine)[p],

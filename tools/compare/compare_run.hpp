@@ -14,6 +14,7 @@
 #include <embed/vocabulary.hpp>
 
 #include "command_line.hpp"
+#include "verdict.hpp"
 
 namespace embed::compare_tool {
 
@@ -76,6 +77,7 @@ struct CompareRun {
     bool b_named = false;
     TableComparison comparison;
     std::vector<MovedRow> moved;  // (at most kMovedRows) lowest row_cosine first
+    Verdict verdict;              // verdict_of(comparison)
 };
 
 /// Compares the inputs with the library and names the rows that moved most. Errors: compare_tables'.

@@ -48,6 +48,12 @@ std::string render_compare_json(const CompareRun& run) {
     j["probes"] = command.probes;
     j["k"] = command.k;
     j["seed"] = command.seed;
+    j["verdict"] = {{"summary", run.verdict.summary},
+                    {"identical", run.verdict.identical},
+                    {"close", run.verdict.close},
+                    {"moved", run.verdict.moved},
+                    {"identical_relative_change", kIdenticalRelativeChange},
+                    {"moved_cosine", kMovedCosine}};
     j["matched"] = c.matched;
     j["unmatched_a"] = c.unmatched_a;
     j["unmatched_b"] = c.unmatched_b;

@@ -45,6 +45,9 @@ std::string render_compare_markdown(const CompareRun& run) {
        << "- rows paired by " << (command.match == RowMatch::text ? "text" : "id") << ": " << c.matched
        << " pairs; unmatched: " << c.unmatched_a << " in A, " << c.unmatched_b << " in B\n"
        << "- alignment: " << (c.rotation ? "orthogonal (A's rows rotated onto B's)" : "none") << "\n\n";
+    md << "## Verdict\n\n**" << run.verdict.summary << "**: " << run.verdict.identical << " pairs identical "
+       << "(relative change at most " << number(kIdenticalRelativeChange) << "), " << run.verdict.close
+       << " close, " << run.verdict.moved << " moved (row cosine below " << number(kMovedCosine) << ").\n\n";
     md << "## Per row\n\nPercentiles over the pairs (NaN left out):\n\n| measure | 1 | 5 | 50 | 95 | 99 |\n"
        << "| --- | --- | --- | --- | --- | --- |\n";
     percentile_row(md, "row_cosine", c.row_cosine_percentiles);
