@@ -19,8 +19,8 @@ constexpr double kNarrowestCosineRange = 0.01;
 constexpr double kWidth = 560.0;
 constexpr double kHeight = 260.0;
 constexpr double kMargin = 40.0;
-// The scatter draws every row up to this many, else every n-th row (a fixed stride), and every moved row: the
-// page stays small.
+// The scatter draws every row up to this many, else every n-th row (a fixed stride), and the moved rows the same
+// way over them: the page stays small.
 constexpr Index kMostPoints = 4000;
 
 // An svg element of the figures' size; attributes (each ` name="value"`) carry the figure's numbers.
@@ -104,11 +104,17 @@ std::string norm_scatter(const TableComparison& c) {
         const double y = kMargin + plot_h - plot_h * (c.norm_b[p] - low_b) / (high_b - low_b);
         svg << "<circle cx=\"" << x << "\" cy=\"" << y << "\" " << attributes << "/>";
     };
+    std::vector<Index> marked;
+    for (Index p = 0; p < c.norm_a.size(); ++p) {
+        if (moved(p)) marked.push_back(p);
+    }
     for (Index p = 0; p < c.norm_a.size(); p += stride) {
         if (!moved(p)) point(p, "r=\"1.5\" fill=\"#4a7ab5\" fill-opacity=\"0.5\"");
     }
-    for (Index p = 0; p < c.norm_a.size(); ++p) {
-        if (moved(p)) point(p, "class=\"moved\" r=\"3\" fill=\"#c0392b\"");
+    const auto most = static_cast<std::size_t>(kMostPoints);
+    const std::size_t marked_stride = std::max<std::size_t>(1, (marked.size() + most - 1) / most);
+    for (std::size_t i = 0; i < marked.size(); i += marked_stride) {
+        point(marked[i], "class=\"moved\" r=\"3\" fill=\"#c0392b\"");
     }
     svg << axis_label(kWidth / 2, kHeight - 12, "norm a (" + number(low_a) + " to " + number(high_a) + ")")
         << axis_label(kMargin, kMargin - 8, "norm b (" + number(low_b) + " to " + number(high_b) + ")", "start")

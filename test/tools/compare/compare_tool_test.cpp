@@ -18,6 +18,7 @@
 #include "compare_run.hpp"
 #include "numbers.hpp"
 #include "tool_run.hpp"
+#include "verdict.hpp"
 
 namespace {
 
@@ -160,6 +161,72 @@ TEST_F(CompareTool, TheToolWritesAllThreeOrNoneAndExitsAsDocumented) {
     EXPECT_EQ(missing.status, 2);
     EXPECT_THAT(missing.err, HasSubstr("B 'gone.npy' cannot be used"));
     EXPECT_EQ(embed_test::read_file(dir_ / JSON_FILE), before);
+}
+
+// A comparison of n pairs with the given measures, by hand: what the verdict reads from it.
+embed::TableComparison comparison_of(const std::vector<double>& cosine, const std::vector<double>& change,
+                                     const std::vector<double>& norm_a, const std::vector<double>& norm_b) {
+    embed::TableComparison c;
+    const auto vector_of = [](const std::vector<double>& values) {
+        embed::Vector v(static_cast<Index>(values.size()));
+        for (std::size_t i = 0; i < values.size(); ++i) v[static_cast<Index>(i)] = values[i];
+        return v;
+    };
+    c.matched = static_cast<Index>(cosine.size());
+    c.row_cosine = vector_of(cosine);
+    c.relative_change = vector_of(change);
+    c.norm_a = vector_of(norm_a);
+    c.norm_b = vector_of(norm_b);
+    return c;
+}
+
+TEST(CompareVerdict, ClassesEachPairByItsThresholdsAndSaysSoInWords) {
+    const double nan = std::nan("");
+    // identical at the threshold; both rows zero (cosine 0, change NaN) identical; close at cosine 0.99 exactly;
+    // moved just below it; a zero row of a alone moved; NaN moved.
+    embed::TableComparison c = comparison_of({1.0, 0.0, 0.99, 0.98999, 0.0, nan},
+                                             {1e-5, nan, 0.1, 0.1, nan, nan},
+                                             {1.0, 0.0, 1.0, 1.0, 0.0, nan},
+                                             {1.0, 0.0, 1.0, 1.0, 2.0, 1.0});
+    const std::vector<PairChange> expected = {PairChange::identical, PairChange::identical, PairChange::close,
+                                              PairChange::moved,     PairChange::moved,     PairChange::moved};
+    for (Index p = 0; p < 6; ++p) EXPECT_EQ(change_of(c, p), expected[static_cast<std::size_t>(p)]) << p;
+    Verdict v = verdict_of(c);
+    EXPECT_EQ(v.summary, "3 of 6 rows moved, the others identical or close");
+    EXPECT_EQ(std::vector<Index>({v.identical, v.close, v.moved}), std::vector<Index>({2, 1, 3}));
+    c.rotation = Table::Identity(2, 2);
+    EXPECT_EQ(verdict_of(c).summary, "3 of 6 rows moved after alignment, the others identical or close");
+
+    EXPECT_EQ(verdict_of(comparison_of({1.0, 1.0}, {0.0, 2e-5}, {1.0, 1.0}, {1.0, 1.0})).summary, "close");
+    EXPECT_EQ(verdict_of(comparison_of({1.0, 1.0}, {0.0, 0.0}, {1.0, 1.0}, {1.0, 1.0})).summary, "identical");
+    EXPECT_EQ(verdict_of(comparison_of({1.0, 0.5}, {0.0, 0.9}, {1.0, 1.0}, {1.0, 1.0})).summary,
+              "1 of 2 rows moved, the others identical");
+    EXPECT_EQ(verdict_of(comparison_of({0.999, 0.5}, {0.01, 0.9}, {1.0, 1.0}, {1.0, 1.0})).summary,
+              "1 of 2 rows moved, the others close");
+    EXPECT_EQ(verdict_of(comparison_of({0.5}, {0.9}, {1.0}, {1.0})).summary, "1 of 1 rows moved");
+    embed::TableComparison aligned = comparison_of({1.0}, {0.0}, {1.0}, {1.0});
+    aligned.rotation = Table::Identity(2, 2);
+    EXPECT_EQ(verdict_of(aligned).summary, "identical after alignment");
+
+    embed::TableComparison widths = comparison_of({1.0}, {0.0}, {1.0}, {1.0});
+    widths.row_cosine.reset();
+    widths.relative_change.reset();
+    EXPECT_EQ(verdict_of(widths).summary, "the tables differ in width");
+    EXPECT_EQ(verdict_of(comparison_of({}, {}, {}, {})).summary, "no rows paired");
+}
+
+TEST_F(CompareTool, TablesOfDifferentWidthsHaveNoRowVerdict) {
+    embed::save_table(dir_ / "narrow.npy", Table(a_.leftCols(4)));
+    CompareCommand c = command();
+    c.b = (dir_ / "narrow.npy").string();
+    const CompareRun run = run_compare(c);
+    const nlohmann::json j = nlohmann::json::parse(render_compare_json(run));
+    EXPECT_EQ(j["verdict"]["summary"], "the tables differ in width");
+    EXPECT_EQ(j["verdict"]["moved"], 0);
+    const std::string html = render_compare_html(run);
+    EXPECT_THAT(html, HasSubstr("the tables differ in width"));
+    EXPECT_THAT(html, testing::Not(HasSubstr("cosine-histogram")));
+    EXPECT_THAT(html, HasSubstr("norm-scatter"));
 }
 
 }  // namespace
