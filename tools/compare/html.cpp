@@ -89,8 +89,11 @@ std::string cosine_histogram(const Vector& cosine) {
 // Each drawn pair a circle at (norm a, norm b) on axes over the finite norms' ranges (data-x-low ... data-y-high);
 // the pairs that moved (verdict.hpp) are drawn last, larger and in red, of class "moved".
 std::string norm_scatter(const TableComparison& c) {
-    const auto [low_a, high_a] = range_of(c.norm_a);
-    const auto [low_b, high_b] = range_of(c.norm_b);
+    // Plain variables, not structured bindings: the point lambda below captures them (Clang before 16 refuses).
+    const std::pair<double, double> range_a = range_of(c.norm_a);
+    const std::pair<double, double> range_b = range_of(c.norm_b);
+    const double low_a = range_a.first, high_a = range_a.second;
+    const double low_b = range_b.first, high_b = range_b.second;
     const double plot_w = kWidth - 2 * kMargin;
     const double plot_h = kHeight - 2 * kMargin;
     const Index stride = std::max<Index>(1, (c.norm_a.size() + kMostPoints - 1) / kMostPoints);

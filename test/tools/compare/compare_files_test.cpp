@@ -280,9 +280,9 @@ double q8_0_bound(const Table& table, Index row) {
 }
 
 TEST(CompareFiles, Q8CopyIsCloserThanQ4CopyAndWithinItsBlocksError) {
-    const Index rows = real_shapes() ? kGpt2Rows : 400;
+    const Index rows = real_shapes() ? kGpt2Rows : 300;
     const Index width = real_shapes() ? kGpt2Width : 256;  // Q4_K's blocks are 256 wide
-    const std::string probes = real_shapes() ? "1000" : "150";
+    const std::string probes = real_shapes() ? "1000" : "100";
     TempDir dir;
     const Table table = gaussian_table(rows, width, 11);
     embed::save_table(dir.path() / "model.npy", table, {}, embed::ElementType::f32);
