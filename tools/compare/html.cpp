@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <sstream>
 
 #include "compare_run.hpp"
@@ -86,9 +87,48 @@ std::string cosine_histogram(const Vector& cosine) {
     return svg.str();
 }
 
+// The scatter's marks. A pair that moved (verdict.hpp) is filled red; a pair whose a-row is one of the scan's
+// candidates in A, or whose b-row is one in B, is ringed: orange for A's, green for B's, purple for both. Each
+// marked circle's class lists what it is ("moved", "candidate-a", "candidate-b") and data-a, data-b its rows.
+constexpr const char* kPointFill = "#4a7ab5";
+constexpr const char* kMovedFill = "#c0392b";
+constexpr const char* kCandidateARing = "#e67e22";
+constexpr const char* kCandidateBRing = "#27ae60";
+constexpr const char* kCandidateBothRing = "#8e44ad";
+
+struct PointMarks {
+    bool moved = false;
+    bool candidate_a = false;
+    bool candidate_b = false;
+    bool any() const { return moved || candidate_a || candidate_b; }
+};
+
+// The attributes of a marked point's circle (all but its position).
+std::string marked_attributes(const PointMarks& marks, const RowPair& pair) {
+    std::vector<const char*> classes;
+    if (marks.moved) classes.push_back("moved");
+    if (marks.candidate_a) classes.push_back("candidate-a");
+    if (marks.candidate_b) classes.push_back("candidate-b");
+    std::ostringstream out;
+    out << "class=\"";
+    for (std::size_t i = 0; i < classes.size(); ++i) out << (i > 0 ? " " : "") << classes[i];
+    out << "\" data-a=\"" << pair.a << "\" data-b=\"" << pair.b << "\"";
+    const bool ringed = marks.candidate_a || marks.candidate_b;
+    // A ring is drawn a little wider than a moved point, so that a ringed red point shows both.
+    out << " r=\"" << (ringed ? 4 : 3) << "\" fill=\"" << (marks.moved ? kMovedFill : "none") << "\"";
+    if (ringed) {
+        const char* ring = marks.candidate_a && marks.candidate_b ? kCandidateBothRing
+                           : marks.candidate_a                   ? kCandidateARing
+                                                                 : kCandidateBRing;
+        out << " stroke=\"" << ring << "\" stroke-width=\"2\"";
+    }
+    return out.str();
+}
+
 // Each drawn pair a circle at (norm a, norm b) on axes over the finite norms' ranges (data-x-low ... data-y-high);
-// the pairs that moved (verdict.hpp) are drawn last, larger and in red, of class "moved".
-std::string norm_scatter(const TableComparison& c) {
+// the marked pairs (PointMarks) are drawn last, over the others.
+std::string norm_scatter(const CompareRun& run) {
+    const TableComparison& c = run.comparison;
     // Plain variables, not structured bindings: the point lambda below captures them (Clang before 16 refuses).
     const std::pair<double, double> range_a = range_of(c.norm_a);
     const std::pair<double, double> range_b = range_of(c.norm_b);
@@ -97,11 +137,17 @@ std::string norm_scatter(const TableComparison& c) {
     const double plot_w = kWidth - 2 * kMargin;
     const double plot_h = kHeight - 2 * kMargin;
     const Index stride = std::max<Index>(1, (c.norm_a.size() + kMostPoints - 1) / kMostPoints);
-    const auto moved = [&](Index p) { return c.row_cosine && change_of(c, p) == PairChange::moved; };
+    const std::set<Index> candidates_a(run.scan_a.scan.candidates.begin(), run.scan_a.scan.candidates.end());
+    const std::set<Index> candidates_b(run.scan_b.scan.candidates.begin(), run.scan_b.scan.candidates.end());
+    const auto marks_of = [&](Index p) {
+        const RowPair& pair = c.pairs[static_cast<std::size_t>(p)];
+        return PointMarks{c.row_cosine && change_of(c, p) == PairChange::moved, candidates_a.contains(pair.a),
+                          candidates_b.contains(pair.b)};
+    };
     std::ostringstream svg;
     svg << svg_open(" id=\"norm-scatter\"" + data_attribute("x-low", low_a) + data_attribute("x-high", high_a) +
                     data_attribute("y-low", low_b) + data_attribute("y-high", high_b));
-    const auto point = [&](Index p, const char* attributes) {
+    const auto point = [&](Index p, const std::string& attributes) {
         if (!std::isfinite(c.norm_a[p]) || !std::isfinite(c.norm_b[p])) return;
         const double x = kMargin + plot_w * (c.norm_a[p] - low_a) / (high_a - low_a);
         const double y = kMargin + plot_h - plot_h * (c.norm_b[p] - low_b) / (high_b - low_b);
@@ -109,15 +155,16 @@ std::string norm_scatter(const TableComparison& c) {
     };
     std::vector<Index> marked;
     for (Index p = 0; p < c.norm_a.size(); ++p) {
-        if (moved(p)) marked.push_back(p);
+        if (marks_of(p).any()) marked.push_back(p);
     }
+    const std::string plain = std::string("r=\"1.5\" fill=\"") + kPointFill + "\" fill-opacity=\"0.5\"";
     for (Index p = 0; p < c.norm_a.size(); p += stride) {
-        if (!moved(p)) point(p, "r=\"1.5\" fill=\"#4a7ab5\" fill-opacity=\"0.5\"");
+        if (!marks_of(p).any()) point(p, plain);
     }
     const auto most = static_cast<std::size_t>(kMostPoints);
     const std::size_t marked_stride = std::max<std::size_t>(1, (marked.size() + most - 1) / most);
     for (std::size_t i = 0; i < marked.size(); i += marked_stride) {
-        point(marked[i], "class=\"moved\" r=\"3\" fill=\"#c0392b\"");
+        point(marked[i], marked_attributes(marks_of(marked[i]), c.pairs[static_cast<std::size_t>(marked[i])]));
     }
     svg << axis_label(kWidth / 2, kHeight - 12, "norm a (" + number(low_a) + " to " + number(high_a) + ")")
         << axis_label(kMargin, kMargin - 8, "norm b (" + number(low_b) + " to " + number(high_b) + ")", "start")
@@ -132,6 +179,9 @@ pages::Numbers run_numbers(const CompareRun& run) {
             {"pairs identical", std::to_string(run.verdict.identical)},
             {"pairs close", std::to_string(run.verdict.close)},
             {"pairs moved", std::to_string(run.verdict.moved)},
+            {"scan candidates in A", std::to_string(run.scan_a.scan.candidates.size())},
+            {"scan candidates in B", std::to_string(run.scan_b.scan.candidates.size())},
+            {"A's candidates that moved", c.row_cosine ? std::to_string(run.scan_a.moved.size()) : "-"},
             {"A", run.command.a + " (" + std::to_string(run.a_rows) + " x " + std::to_string(run.a_cols) + ")"},
             {"B", run.command.b + " (" + std::to_string(run.b_rows) + " x " + std::to_string(run.b_cols) + ")"},
             {"matched", std::to_string(c.matched)},
@@ -181,9 +231,15 @@ std::string render_compare_html(const CompareRun& run) {
                         number(kNarrowestCosineRange) + " wide, widened downward), NaN left out.");
     }
     page.heading("Norms");
-    page.figure(norm_scatter(c), "Each pair's norm in A against its norm in B; in red, larger, the " +
-                                     std::to_string(run.verdict.moved) + " pairs that moved (row cosine below " +
-                                     number(kMovedCosine) + ").");
+    const std::string candidates = "ringed, the pairs whose row in A is one of the scan's " +
+                                   std::to_string(run.scan_a.scan.candidates.size()) +
+                                   " under-trained candidates in A (orange), whose row in B is one of its " +
+                                   std::to_string(run.scan_b.scan.candidates.size()) +
+                                   " in B (green), or both (purple)";
+    page.figure(norm_scatter(run), "Each pair's norm in A against its norm in B; filled red, the " +
+                                       std::to_string(run.verdict.moved) + " pairs that moved (row cosine below " +
+                                       number(kMovedCosine) + "); " + candidates +
+                                       ". A ringed red point is a candidate that was trained between A and B.");
     return page.str();
 }
 
