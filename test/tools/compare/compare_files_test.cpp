@@ -158,7 +158,10 @@ std::pair<std::size_t, std::size_t> scatter_points(const std::string& html) {
     std::size_t marked = 0, drawn = 0;
     for (std::size_t at = svg.find("<circle"); at != std::string::npos; at = svg.find("<circle", at + 1)) {
         ++drawn;
-        if (svg.substr(at, svg.find("/>", at) - at).find("class=\"moved\"") != std::string::npos) ++marked;
+        // A circle's class lists its marks ("moved", "candidate-a", "candidate-b"), any of them first.
+        const std::vector<std::string> classes = attribute_values(svg.substr(at, svg.find("/>", at) - at), "class");
+        std::istringstream names(classes.empty() ? std::string() : classes[0]);
+        for (std::string name; names >> name;) marked += name == "moved" ? 1 : 0;
     }
     return {marked, drawn};
 }
