@@ -1,12 +1,15 @@
 """embed_compare's page in a real browser. Two tables are written here (.npy by hand) with a vocabulary: B is
-A with five rows replaced (moved), a few rows scaled (close, cosine 1) and the rest as they were (identical).
+A with six rows replaced (moved), a few rows scaled (close, cosine 1) and the rest as they were (identical);
+three rows of A are under-trained (a shared tiny row plus noise), one of which B trained (replaced).
 The tool compares them, and its page must, after its scripts ran and with nothing in the console:
   - say the verdict this test works out from what it planted, with the counts of each kind of row;
   - show in its summary the JSON's numbers, as a person reads them (6 significant digits);
   - list the JSON's moved rows, the planted ones first by their text, and sort by every column on a click;
   - draw the histogram of the per-row cosines this test computes itself, binned as the page's caption says
     (40 bins of equal width from the lowest to the highest, at least 0.01 wide), each bar as tall as its count;
-  - draw one point per row at (norm in A, norm in B) on the axes it states, the planted rows marked, in red;
+  - draw one point per row at (norm in A, norm in B) on the axes it states, the planted rows marked, in red, and
+    the scan's candidates in A and in B (this test's own lowest 2% of norms: no reference rows without unused
+    tokens) ringed, in the colours the caption names;
   - fetch nothing.
 Then each check must refuse a copy of the page broken to fail it.
 
@@ -26,12 +29,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import browser  # noqa: E402
 
 ROWS, DIM = 150, 8
-MOVED = [7, 42, 99, 120, 133]      # replaced by new random rows
+MOVED = [7, 42, 60, 99, 120, 133]  # replaced by new random rows
+UNTRAINED = [20, 60, 140]           # in A: a shared tiny row plus noise; B trains 60 (in MOVED)
 SCALED = {3: 1.01, 10: 2.0, 88: 0.5}  # same direction, another length
 BINS, NARROWEST = 40, 0.01          # as the page's caption states
 # The figures' frame, from the svg's own viewBox: 560 x 260 with a margin of 40 on each side.
 WIDTH, HEIGHT, MARGIN = 560.0, 260.0, 40.0
 MARKED = b"\xc0\x39\x2b"            # the red of the marked points
+RINGS = {"a": b"\xe6\x7e\x22", "b": b"\x27\xae\x60", "both": b"\x8e\x44\xad"}  # the candidates' rings
 
 
 def text_of(row):
@@ -42,6 +47,9 @@ def text_of(row):
 def tables():
     rng = random.Random(5)
     a = [[rng.gauss(0.0, 1.0) for _ in range(DIM)] for _ in range(ROWS)]
+    start = [0.01 * rng.gauss(0.0, 1.0) for _ in range(DIM)]
+    for r in UNTRAINED:
+        a[r] = [x + 1e-6 * rng.gauss(0.0, 1.0) for x in start]
     b = [row[:] for row in a]
     for r in MOVED:
         b[r] = [rng.gauss(0.0, 1.0) for _ in range(DIM)]
@@ -66,6 +74,16 @@ def cosine(x, y):
     return sum(p * q for p, q in zip(x, y)) / (norm(x) * norm(y))
 
 
+def lowest_two_percent(values):
+    """The rows whose value is at most the values' 2nd percentile, numpy's linear rule worked out here."""
+    ordered = sorted(values)
+    position = 0.02 * (len(ordered) - 1)
+    low = math.floor(position)
+    high = min(low + 1, len(ordered) - 1)
+    threshold = ordered[low] + (position - low) * (ordered[high] - ordered[low])
+    return sorted(r for r, v in enumerate(values) if v <= threshold)
+
+
 def shown(value):
     return format(value, ".6g")
 
@@ -84,6 +102,10 @@ class Planted:
             raise browser.CheckFailed(f"the planted rows are not what this test means: moved {self.moved}, "
                                       f"close {self.close}")
         self.summary = f"{len(MOVED)} of {ROWS} rows moved, the others identical or close"
+        self.candidates_a = lowest_two_percent([n[0] for n in self.norms])
+        self.candidates_b = lowest_two_percent([n[1] for n in self.norms])
+        if self.candidates_a != UNTRAINED:
+            raise browser.CheckFailed(f"A's lowest norms are rows {self.candidates_a}, not the planted {UNTRAINED}")
 
 
 def summary_check(report, planted):
@@ -94,6 +116,9 @@ def summary_check(report, planted):
         "pairs identical": str(len(planted.identical)),
         "pairs close": str(len(planted.close)),
         "pairs moved": str(len(planted.moved)),
+        "scan candidates in A": str(len(planted.candidates_a)),
+        "scan candidates in B": str(len(planted.candidates_b)),
+        "A's candidates that moved": str(len(set(planted.candidates_a) & set(planted.moved))),
         "matched": str(ROWS),
         "alignment": "none",
         "median row cosine": shown(report["percentiles"]["row_cosine"]["50"]),
@@ -164,8 +189,18 @@ const svg = document.getElementById('norm-scatter');
 const attr = name => Number(svg.getAttribute('data-' + name));
 return {x: [attr('x-low'), attr('x-high')], y: [attr('y-low'), attr('y-high')],
         points: Array.from(svg.querySelectorAll('circle'),
-                           c => [c.cx.baseVal.value, c.cy.baseVal.value, c.classList.contains('moved')])};
+                           c => [c.cx.baseVal.value, c.cy.baseVal.value, c.classList.contains('moved'),
+                                 c.classList.contains('candidate-a'), c.classList.contains('candidate-b')])};
 """
+
+
+def shows_colour(colours, colour, tolerance=12):
+    """Whether some pixel is colour, each channel within tolerance: a ring two pixels wide is blended at its
+    edges with what lies under it, and may hold no pixel of exactly its colour."""
+    return any(all(abs(p - q) <= tolerance for p, q in zip(pixel[:3], colour)) for pixel in colours)
+
+
+READ_MARKS = {2: "moved", 3: "candidate-a", 4: "candidate-b"}
 
 
 def unmatched(expected, drawn):
@@ -196,14 +231,22 @@ def scatter_check(planted):
         plot_w, plot_h = WIDTH - 2 * MARGIN, HEIGHT - 2 * MARGIN
         where = {r: (MARGIN + plot_w * (xs[r] - x0) / (x1 - x0), MARGIN + plot_h - plot_h * (ys[r] - y0) / (y1 - y0))
                  for r in range(ROWS)}
-        for marked, rows in ((True, planted.moved), (False, [r for r in range(ROWS) if r not in planted.moved])):
-            drawn = [(x, y) for x, y, is_marked in page["points"] if is_marked == marked]
-            missing, extra = unmatched([where[r] for r in rows], drawn)
-            if missing or extra:
-                raise browser.CheckFailed(f"{'marked' if marked else 'unmarked'} points: rows at {missing[:5]} "
-                                          f"not drawn, points {extra[:5]} drawn for no such row")
-        if MARKED not in browser.distinct_colours(session.screenshot("#norm-scatter")):
+        for mark, chosen in ((2, planted.moved), (3, planted.candidates_a), (4, planted.candidates_b)):
+            for marked, rows in ((True, chosen), (False, [r for r in range(ROWS) if r not in chosen])):
+                drawn = [(p[0], p[1]) for p in page["points"] if p[mark] == marked]
+                missing, extra = unmatched([where[r] for r in rows], drawn)
+                if missing or extra:
+                    raise browser.CheckFailed(f"{'marked' if marked else 'unmarked'} points ({READ_MARKS[mark]}): "
+                                              f"rows at {missing[:5]} not drawn, points {extra[:5]} for no such row")
+        colours = browser.distinct_colours(session.screenshot("#norm-scatter"))
+        if MARKED not in colours:
             raise browser.CheckFailed(f"the scatter shows no point in #{MARKED.hex()}: the marks are not drawn")
+        both = set(planted.candidates_a) & set(planted.candidates_b)
+        rings = {"a": set(planted.candidates_a) - both, "b": set(planted.candidates_b) - both, "both": both}
+        for kind, rows in rings.items():
+            if rows and not shows_colour(colours, RINGS[kind]):
+                raise browser.CheckFailed(f"the scatter shows no ring in #{RINGS[kind].hex()} (candidates {kind}: "
+                                          f"rows {sorted(rows)}): the candidates' marks are not on screen")
     return check
 
 
@@ -265,8 +308,10 @@ def bad_pages(page, out, report, planted):
     return [
         (summary_check(report, planted), broken_copy(page, out, "verdict", replace_once(
             f"<td>{planted.summary}</td>", "<td>identical</td>")), "a verdict other than the planted one"),
-        (summary_check(report, planted), broken_copy(page, out, "median", replace_once(
-            f"<td>{shown(report['percentiles']['row_cosine']['50'])}</td>", "<td>0.5</td>")), "a number not the JSON's"),
+        (summary_check(report, planted), broken_copy(page, out, "median", lambda html: re.sub(
+            r'(median row cosine</th><td[^>]*>)[^<]*', r'\g<1>0.5', html)), "a number not the JSON's"),
+        (summary_check(report, planted), broken_copy(page, out, "candidates", lambda html: re.sub(
+            r'(scan candidates in A</th><td[^>]*>)[^<]*', r'\g<1>0', html)), "a count of candidates not this test's"),
         (histogram_check(planted), broken_copy(page, out, "miscounted", last_bar_miscounted), "a bar miscounted"),
         (histogram_check(planted), broken_copy(page, out, "short_bar", tallest_bar_halved), "a bar drawn too short"),
         (scatter_check(planted), broken_copy(page, out, "unmarked", replace_once('class="moved" ', "")),
@@ -276,6 +321,11 @@ def bad_pages(page, out, report, planted):
          "marks not drawn in red"),
         (scatter_check(planted), broken_copy(page, out, "moved_point", replace_once('<circle cx="', '<circle cx="1')),
          "a point drawn where no row is"),
+        (scatter_check(planted), broken_copy(page, out, "unringed", replace_once('candidate-a', "")),
+         "a candidate in A not marked"),
+        (scatter_check(planted), broken_copy(page, out, "rings_hidden",
+                                             lambda html: re.sub(r'stroke="#[0-9a-f]{6}"', 'stroke="none"', html)),
+         "candidates' rings not drawn"),
         (console_clean, broken_copy(page, out, "console", replace_once("<script>", "<script>console.error('broken');")),
          "an error in the console"),
         (browser.check_no_network, broken_copy(page, out, "fetches", replace_once(
