@@ -424,6 +424,14 @@ TEST(CompareFiles, FineTunedCheckpointWithAddedTokensNamesTheMovedRowsByText) {
     if (!real_shapes()) {
         EXPECT_EQ(scatter_points(run.html), std::make_pair(retrained.size(), static_cast<std::size_t>(rows)));
     }
+    // Did fine-tuning train the added tokens? No: edit_model starts them at the mean row (a tiny one, the rows
+    // being centred Gaussians) and nothing trained them, so B's scan (no unused tokens: lowest input norm) names
+    // both, and neither has a pair in A.
+    const std::vector<Index> b_candidates = run.json["scan"]["b"]["candidates"].get<std::vector<Index>>();
+    for (const Index added : {rows, rows + 1}) {
+        EXPECT_NE(std::find(b_candidates.begin(), b_candidates.end(), added), b_candidates.end()) << added;
+    }
+    EXPECT_EQ(run.json["scan"]["b"]["paired"].get<std::size_t>(), b_candidates.size() - 2);
 }
 
 TEST(CompareFiles, TwoModelsSharingGpt2sTokenizerPairByText) {
