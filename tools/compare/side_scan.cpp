@@ -1,5 +1,6 @@
 #include "side_scan.hpp"
 
+#include <utility>
 #include <variant>
 
 #include "table_source.hpp"
