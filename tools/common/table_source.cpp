@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include <embed/io.hpp>
+#include <embed/scan.hpp>
 
 namespace embed::tools {
 namespace {
@@ -61,6 +62,14 @@ std::optional<Vocabulary> own_vocabulary(std::string_view tool, const TableSpec&
 
 Vocabulary named_vocabulary(std::string_view flag, const std::string& path) {
     return loaded_as_argument(flag, path, [&] { return load_vocabulary(path); });
+}
+
+std::vector<Index> default_reference_ids(const Vocabulary& vocabulary, Index rows) {
+    std::vector<Index> ids;
+    for (const Index id : unused_ids(vocabulary)) {
+        if (id < rows) ids.push_back(id);
+    }
+    return ids;
 }
 
 }  // namespace embed::tools

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <vector>
 
 #include <embed/io.hpp>
 
@@ -30,6 +31,10 @@ TableSpec split_table_spec(std::string_view flag, std::string_view allowed, cons
 /// tokenizer.json, or a tokenizer.json beside the file; nullopt when there is none or it cannot be read,
 /// after a note on stderr ("TOOL: no token names: REASON") for one that cannot.
 std::optional<Vocabulary> own_vocabulary(std::string_view tool, const TableSpec& spec);
+
+/// The rows a scan compares against by default: vocabulary's unused_ids (embed/scan.hpp) below rows, the
+/// table's row count (a vocabulary longer than the table names rows the table lacks), ascending (n).
+std::vector<Index> default_reference_ids(const Vocabulary& vocabulary, Index rows);
 
 /// load() (a call of the file loaders) with their refusals (FileFormatError, a file that cannot be opened or
 /// mapped, an unknown extension or a tensor a .npy cannot have) turned into invalid_argument

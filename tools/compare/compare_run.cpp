@@ -1,6 +1,8 @@
 // One run of embed_compare: read, compare with the library, name the rows that moved most.
 
+#include <algorithm>
 #include <filesystem>
+#include <set>
 #include <utility>
 
 #include "compare_run.hpp"
@@ -21,6 +23,22 @@ std::optional<Vocabulary> vocabulary_for(std::string_view side, const std::strin
                                     " '" + table + "': it has none of its own (allowed: give " + flag + ")");
     }
     return own;
+}
+
+/// side's scan, with which of its candidates are paired and which of those moved; side_of gives a pair's row on
+/// that side.
+template <class SideOf>
+CandidateScan candidate_scan(SideScan scan, const TableComparison& comparison, SideOf side_of) {
+    CandidateScan out{std::move(scan), 0, {}};
+    const std::set<Index> candidates(out.scan.candidates.begin(), out.scan.candidates.end());
+    for (Index p = 0; p < comparison.matched; ++p) {
+        const Index row = side_of(comparison.pairs[static_cast<std::size_t>(p)]);
+        if (!candidates.contains(row)) continue;
+        ++out.paired;
+        if (comparison.row_cosine && change_of(comparison, p) == PairChange::moved) out.moved.push_back(row);
+    }
+    std::sort(out.moved.begin(), out.moved.end());
+    return out;
 }
 
 std::pair<Index, Index> shape_of(const StoredTable& table) {
@@ -54,6 +72,11 @@ CompareRun compare_inputs(const CompareCommand& command, const CompareInputs& in
     run.a_named = inputs.a_vocabulary.has_value();
     run.b_named = inputs.b_vocabulary.has_value();
     run.comparison = compare_tables(inputs.a, inputs.b, options);
+    run.verdict = verdict_of(run.comparison);
+    run.scan_a = candidate_scan(scan_side(inputs.a, inputs.a_vocabulary), run.comparison,
+                                [](const RowPair& pair) { return pair.a; });
+    run.scan_b = candidate_scan(scan_side(inputs.b, inputs.b_vocabulary), run.comparison,
+                                [](const RowPair& pair) { return pair.b; });
     for (const Index p : moved_pairs(run.comparison, kMovedRows)) {
         const RowPair& pair = run.comparison.pairs[static_cast<std::size_t>(p)];
         MovedRow row{pair.a, pair.b, std::nullopt, (*run.comparison.row_cosine)[p],

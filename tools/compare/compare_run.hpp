@@ -14,6 +14,8 @@
 #include <embed/vocabulary.hpp>
 
 #include "command_line.hpp"
+#include "side_scan.hpp"
+#include "verdict.hpp"
 
 namespace embed::compare_tool {
 
@@ -68,6 +70,14 @@ struct MovedRow {
     double relative_change = 0.0;
 };
 
+/// One side's scan and what became of its candidates' pairs.
+struct CandidateScan {
+    SideScan scan;
+    Index paired = 0;  // candidates that are in a pair (with --match text, a row whose text the other side lacks is not)
+    /// The candidates whose pair moved (verdict.hpp), ascending; none for tables of different widths.
+    std::vector<Index> moved;
+};
+
 /// Everything one run reports.
 struct CompareRun {
     CompareCommand command;
@@ -76,9 +86,13 @@ struct CompareRun {
     bool b_named = false;
     TableComparison comparison;
     std::vector<MovedRow> moved;  // (at most kMovedRows) lowest row_cosine first
+    Verdict verdict;              // verdict_of(comparison)
+    CandidateScan scan_a;         // the scan of A (side_scan.hpp), its ids A's rows
+    CandidateScan scan_b;         // the scan of B, its ids B's rows
 };
 
-/// Compares the inputs with the library and names the rows that moved most. Errors: compare_tables'.
+/// Compares the inputs with the library, names the rows that moved most and scans each table for under-trained
+/// rows (scan_side). Errors: compare_tables'.
 CompareRun compare_inputs(const CompareCommand& command, const CompareInputs& inputs);
 
 /// load_compare_inputs then compare_inputs: one whole run, for the tests.

@@ -1,5 +1,8 @@
 // embed_compare.json: the inputs, every measure of TableComparison but the per-pair arrays, which `moved`
-// (the rows of lowest row_cosine) replaces. NaN and infinities are null, JSON having no other spelling.
+// (the rows of lowest row_cosine) replaces, and each side's scan for under-trained rows with its candidates. NaN
+// and infinities are null, JSON having no other spelling.
+
+#include <cmath>
 
 #include <nlohmann/json.hpp>
 
@@ -32,6 +35,18 @@ Json rotation_json(const std::optional<Table>& rotation) {
     return rows;
 }
 
+Json scan_json(const CandidateScan& side, bool has_cosines) {
+    const SideScan& scan = side.scan;
+    return {{"reference_from", scan.reference_from},
+            {"reference_count", scan.reference_count},
+            {"main_indicator", scan.main_indicator},
+            {"percentile", kScanPercentile},
+            {"threshold", std::isfinite(scan.threshold) ? Json(scan.threshold) : Json(nullptr)},
+            {"candidates", scan.candidates},
+            {"paired", side.paired},
+            {"moved", has_cosines ? Json(side.moved) : Json(nullptr)}};
+}
+
 const char* match_name(RowMatch match) { return match == RowMatch::text ? "text" : "id"; }
 const char* align_name(Alignment align) { return align == Alignment::orthogonal ? "orthogonal" : "none"; }
 
@@ -48,6 +63,12 @@ std::string render_compare_json(const CompareRun& run) {
     j["probes"] = command.probes;
     j["k"] = command.k;
     j["seed"] = command.seed;
+    j["verdict"] = {{"summary", run.verdict.summary},
+                    {"identical", run.verdict.identical},
+                    {"close", run.verdict.close},
+                    {"moved", run.verdict.moved},
+                    {"identical_relative_change", kIdenticalRelativeChange},
+                    {"moved_cosine", kMovedCosine}};
     j["matched"] = c.matched;
     j["unmatched_a"] = c.unmatched_a;
     j["unmatched_b"] = c.unmatched_b;
@@ -76,6 +97,8 @@ std::string render_compare_json(const CompareRun& run) {
                          {"relative_change", row.relative_change}});
     }
     j["moved"] = std::move(moved);
+    const bool has_cosines = c.row_cosine.has_value();
+    j["scan"] = {{"a", scan_json(run.scan_a, has_cosines)}, {"b", scan_json(run.scan_b, has_cosines)}};
     return j.dump(2) + "\n";
 }
 

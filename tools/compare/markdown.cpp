@@ -33,6 +33,28 @@ void percentile_row(std::ostringstream& md, const char* name, const std::optiona
     md << " |\n";
 }
 
+// At most this many ids of the candidates that moved are listed; the JSON holds them all.
+constexpr std::size_t kListedIds = 20;
+
+void scan_lines(std::ostringstream& md, const char* side, const CandidateScan& side_scan, bool has_cosines) {
+    const SideScan& scan = side_scan.scan;
+    md << "- " << side << ": " << scan.candidates.size() << " candidates (" << scan.main_indicator << " at most "
+       << number(scan.threshold) << ", its " << number(kScanPercentile) << "th percentile; reference rows: "
+       << (scan.reference_count > 0 ? std::to_string(scan.reference_count) + " unused tokens" : "none")
+       << "); " << side_scan.paired << " paired";
+    if (has_cosines) {
+        md << ", " << side_scan.moved.size() << " of them moved";
+        if (!side_scan.moved.empty()) {
+            md << ":";
+            for (std::size_t i = 0; i < std::min(kListedIds, side_scan.moved.size()); ++i) {
+                md << " " << side_scan.moved[i];
+            }
+            if (side_scan.moved.size() > kListedIds) md << " ...";
+        }
+    }
+    md << "\n";
+}
+
 }  // namespace
 
 std::string render_compare_markdown(const CompareRun& run) {
@@ -45,7 +67,14 @@ std::string render_compare_markdown(const CompareRun& run) {
        << "- rows paired by " << (command.match == RowMatch::text ? "text" : "id") << ": " << c.matched
        << " pairs; unmatched: " << c.unmatched_a << " in A, " << c.unmatched_b << " in B\n"
        << "- alignment: " << (c.rotation ? "orthogonal (A's rows rotated onto B's)" : "none") << "\n\n";
-    md << "## Per row\n\nPercentiles over the pairs (NaN left out):\n\n| measure | 1 | 5 | 50 | 95 | 99 |\n"
+    md << "## Verdict\n\n**" << run.verdict.summary << "**: " << run.verdict.identical << " pairs identical "
+       << "(relative change at most " << number(kIdenticalRelativeChange) << "), " << run.verdict.close
+       << " close, " << run.verdict.moved << " moved (row cosine below " << number(kMovedCosine) << ").\n\n";
+    md << "## Under-trained rows\n\nThe vocabulary scan (as embed_scan runs it) of each table; a candidate is a "
+       << "row that may never have been trained. A candidate of A that moved was trained between A and B.\n\n";
+    scan_lines(md, "A", run.scan_a, c.row_cosine.has_value());
+    scan_lines(md, "B", run.scan_b, c.row_cosine.has_value());
+    md << "\n## Per row\n\nPercentiles over the pairs (NaN left out):\n\n| measure | 1 | 5 | 50 | 95 | 99 |\n"
        << "| --- | --- | --- | --- | --- | --- |\n";
     percentile_row(md, "row_cosine", c.row_cosine_percentiles);
     percentile_row(md, "norm_a", c.norm_a_percentiles);

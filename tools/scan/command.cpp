@@ -177,9 +177,7 @@ ScanInputs load_scan_inputs(const ScanCommand& command) {
         inputs.reference_ids = tools::expand_id_list(kReferenceIds, *command.reference_ids, vocab);
         inputs.reference_from = inputs.reference_ids.empty() ? "none" : std::string(kReferenceIds);
     } else if (inputs.vocabulary) {
-        for (const Index id : unused_ids(*inputs.vocabulary)) {
-            if (id < vocab) inputs.reference_ids.push_back(id);  // a vocabulary longer than the table: rows it lacks
-        }
+        inputs.reference_ids = tools::default_reference_ids(*inputs.vocabulary, vocab);
         inputs.reference_from = "unused tokens";
     } else {
         inputs.reference_from = "none";

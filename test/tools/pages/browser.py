@@ -12,6 +12,8 @@
       Content-Security-Policy default-src 'none', and the browser's resource timing is empty;
   (e) the page needs no sideways scrolling at a phone's width and a desktop's, and at a phone's width
       no number, id or heading of a table breaks onto a second line (check_cells_on_one_line).
+A page's tests may add check_no_console_errors: chromedriver's log of the browser's console (uncaught
+exceptions, console.error, refused loads) must hold no error since console_errors last emptied it.
 
 Chromium is started here and chromedriver attached to it, both reached by the address 127.0.0.1, never
 the name localhost, which a machine need not resolve.
@@ -389,6 +391,19 @@ def check_no_network(browser):
         raise CheckFailed(f"no Content-Security-Policy with default-src 'none' (found {facts['csp']})")
     if facts["resources"]:
         raise CheckFailed(f"the page fetched {facts['resources']}")
+
+
+def console_errors(browser):
+    """The console's errors (uncaught exceptions, console.error, failed loads) since the last call, which
+    empties chromedriver's log: call it once before opening a page to start from nothing."""
+    entries = browser.command("POST", "/se/log", {"type": "browser"})
+    return [entry["message"] for entry in entries if entry.get("level") == "SEVERE"]
+
+
+def check_no_console_errors(browser):
+    errors = console_errors(browser)
+    if errors:
+        raise CheckFailed(f"the console shows errors: {errors}")
 
 
 def check_texts(browser, expected_texts):
