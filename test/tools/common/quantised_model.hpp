@@ -25,7 +25,8 @@
 
 namespace embed_test {
 
-/// One tensor of the model: its name, the block type it is stored in, and the values quantised into it.
+/// One tensor of the model: its name, the block type it is stored in (or f32, stored alike in both files), and
+/// the values quantised into it.
 struct QuantisedTensor {
     std::string name;
     embed::ElementType type;
@@ -41,6 +42,7 @@ struct QuantisedModel {
 /// ggml's type id of the block types the tests use (ggml.h's enum ggml_type).
 inline std::uint32_t ggml_id(embed::ElementType type) {
     switch (type) {
+        case embed::ElementType::f32: return 0;
         case embed::ElementType::q8_0: return 8;
         case embed::ElementType::q4_k: return 12;
         case embed::ElementType::q6_k: return 14;
@@ -81,17 +83,20 @@ inline QuantisedModel write_quantised_model(const TempDir& dir, const std::strin
     for (const QuantisedTensor& tensor : tensors) {
         const std::filesystem::path one = dir.path() / (name + "_" + tensor.name + ".gguf");
         embed::save_table(one, tensor.values, tensor.name, tensor.type);
-        const embed::OpenedTable opened = embed::open_table(one);
-        const auto& blocks = std::get<embed::QuantisedTable>(opened.table);
         const std::vector<std::uint64_t> ne = {static_cast<std::uint64_t>(tensor.values.cols()),
                                                static_cast<std::uint64_t>(tensor.values.rows())};
-        quantised.push_back({{tensor.name, ne, ggml_id(tensor.type), 0},
-                             std::string(reinterpret_cast<const char*>(blocks.data()),
-                                         static_cast<std::size_t>(blocks.bytes()))});
         const embed::TableF32 values = embed::load_table_f32(one);
         std::string bytes(static_cast<std::size_t>(values.size()) * sizeof(float), '\0');
         std::memcpy(bytes.data(), values.data(), bytes.size());  // row-major, little-endian as GGUF's F32
         widened.push_back({{tensor.name, ne, 0, 0}, bytes});
+        const embed::OpenedTable opened = embed::open_table(one);
+        if (const auto* blocks = std::get_if<embed::QuantisedTable>(&opened.table)) {
+            quantised.push_back({{tensor.name, ne, ggml_id(tensor.type), 0},
+                                 std::string(reinterpret_cast<const char*>(blocks->data()),
+                                             static_cast<std::size_t>(blocks->bytes()))});
+        } else {
+            quantised.push_back({{tensor.name, ne, ggml_id(tensor.type), 0}, bytes});
+        }
         std::filesystem::remove(one);
     }
     return {dir.write(name + ".gguf", gguf_with_vocabulary(quantised, vocab, unused)),

@@ -80,4 +80,20 @@ TEST(ScanQuantised, ATiedQ80TableScansAsItsWidenedCopy) {
     embed_test::expect_same_json_apart_from(got, want, kNamingTheSource);
 }
 
+// A quantised embedding beside a float32 output cannot be scanned in one stored type without widening: both
+// are read as float32, and the run is the widened copy's.
+TEST(ScanQuantised, AQuantisedEmbeddingBesideAFloat32OutputIsWidenedWithIt) {
+    const embed_test::TempDir dir;
+    const embed_test::QuantisedModel model = embed_test::write_quantised_model(
+        dir, "mixed",
+        {{"token_embd.weight", embed::ElementType::q4_k, planted_table(200, 256, 6, 4)},
+         {"output.weight", embed::ElementType::f32, planted_table(200, 256, 6, 5)}},
+        200, {195, 196});
+    const Json got = scan_json(dir, model.quantised, "mixed");
+    const Json want = scan_json(dir, model.widened, "widened");
+    EXPECT_EQ(got.at("source").at("precision"), "f32");
+    ASSERT_FALSE(want.at("input_output_cosine").is_null());
+    embed_test::expect_same_json_apart_from(got, want, kNamingTheSource);
+}
+
 }  // namespace
