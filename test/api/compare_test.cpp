@@ -3,6 +3,7 @@
 // test/python/test_compare.py.
 
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -175,6 +176,7 @@ TEST(CompareTables, NarrowTablesGiveTheirWidenedCopysResults) {
 // A table quantised into a .gguf by save_table and opened two ways: in its blocks (open_table) and as the
 // float32 table of ggml's dequantisation (load_table_f32).
 struct Opened {
+    std::filesystem::path file;
     embed::OpenedTable blocks;
     embed::TableF32 widened;
 };
@@ -182,7 +184,7 @@ struct Opened {
 Opened quantised(const Table& t, embed::ElementType type, const embed_test::TempDir& dir, const std::string& name) {
     const std::filesystem::path file = dir.path() / (name + ".gguf");
     embed::save_table(file, t, "token_embd.weight", type);
-    Opened opened{embed::open_table(file), embed::load_table_f32(file)};
+    Opened opened{file, embed::open_table(file), embed::load_table_f32(file)};
     EXPECT_TRUE(std::holds_alternative<embed::QuantisedTable>(opened.blocks.table)) << name;
     return opened;
 }
@@ -210,6 +212,8 @@ TEST(CompareTables, QuantisedTablesGiveTheirFloat32TablesResultsAtAnyThreadCount
         expect_same(got, want);
         expect_same_percentiles(got, want);
     }
+    // The files, opened by compare_table_files in their blocks, give the same.
+    expect_same(embed::compare_table_files(a.file, b.file, aligned_options()), want);
     const Table c = random_table(2000, 256, 13);
     const embed::OpenedTable stored{c, embed::ElementType::f64};
     const TableComparison mixed = embed::compare_tables(stored, a.blocks, aligned_options());
