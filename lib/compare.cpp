@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "checks.hpp"
 #include "compare/draws.hpp"
@@ -143,10 +144,25 @@ TableComparison compare_tables(const StoredTable& a, const StoredTable& b, const
     return compare_tables(any_view(a), any_view(b), options);
 }
 
+TableComparison compare_tables(const OpenedTable& a, const OpenedTable& b, const CompareOptions& options) {
+    const auto any_view = [](const OpenedTable& opened) {
+        return std::visit(
+            [](const auto& table) {
+                if constexpr (std::is_same_v<std::decay_t<decltype(table)>, QuantisedTable>) {
+                    return AnyTableView(table);
+                } else {
+                    return AnyTableView(view_of(table));
+                }
+            },
+            opened.table);
+    };
+    return compare_tables(any_view(a), any_view(b), options);
+}
+
 TableComparison compare_table_files(const std::filesystem::path& a, const std::filesystem::path& b,
                                     const CompareOptions& options, const CompareSources& sources) {
-    const StoredTable a_table = load_stored_table(a, sources.a_tensor);
-    const StoredTable b_table = load_stored_table(b, sources.b_tensor);
+    const OpenedTable a_table = open_table(a, sources.a_tensor);
+    const OpenedTable b_table = open_table(b, sources.b_tensor);
     CompareOptions with_vocabularies = options;
     Vocabulary a_vocabulary;
     Vocabulary b_vocabulary;

@@ -2,6 +2,8 @@
 // buffer per piece of work and scored there by the float32 tables' row kernels: their sums are dot_kernel's
 // on the widened values, so each score is the widened double table's, bit for bit.
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -108,6 +110,48 @@ Table logits(const QuantisedTable& table, const Table& hidden_rows) {
             detail::dot_all_pairs(hidden_rows.data(), n, rows, count, dim, out.data() + first, vocab);
         }
     });
+    return out;
+}
+
+// The one-hot rows times the table, every product taken: each output sums over the table's rows in order
+// from 0.0, as the float32 table's kernel (one_hot_gemm.hpp) does, so its bits are that table's. The rows are
+// decoded a buffer at a time; the pieces split the ids, each decoding the whole table for its own.
+Table lookup_via_one_hot(const QuantisedTable& table, Ids ids) {
+    const detail::DefaultFloatMode float_mode;
+    check_ids(ids, table.rows());
+    const auto n = static_cast<Index>(ids.size());
+    const Index vocab = table.rows();
+    const Index dim = table.cols();
+    Table out = Table::Zero(n, dim);
+    const detail::Pieces pieces = detail::pieces_of(n, detail::checked_mul(vocab, dim, "one-hot products"));
+    const Index group = detail::rows_per_buffer(dim, kScoreBufferValues, std::max<Index>(vocab, 1));
+    PieceBuffers buffers(pieces.count, group * dim);
+    detail::parallel_for_pieces(pieces, vocab * dim, [&](Index p, Index begin, Index end) {
+        float* rows = buffers.of(p);
+        for (Index first = 0; first < vocab; first += group) {
+            const Index count = std::min(group, vocab - first);
+            decode_rows(table, first, count, rows);
+            for (Index i = begin; i < end; ++i) {
+                const Index id = ids[static_cast<std::size_t>(i)];
+                double* sums = out.data() + i * dim;
+                for (Index v = 0; v < count; ++v) {
+                    const double one_hot = first + v == id ? 1.0 : 0.0;
+                    const float* row = rows + v * dim;
+                    for (Index c = 0; c < dim; ++c) sums[c] += one_hot * static_cast<double>(row[c]);
+                }
+            }
+        }
+    });
+    return out;
+}
+
+Table scaled_lookup(const QuantisedTable& table, Ids ids, Index dim) {
+    const detail::DefaultFloatMode float_mode;
+    detail::require_non_negative(dim, "dim");
+    const TableF32 rows = lookup(table, ids);
+    const double factor = std::sqrt(static_cast<double>(dim));
+    Table out(rows.rows(), rows.cols());
+    for (Index i = 0; i < out.size(); ++i) out.data()[i] = static_cast<double>(rows.data()[i]) * factor;
     return out;
 }
 

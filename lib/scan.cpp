@@ -22,7 +22,7 @@ namespace {
 using detail::for_each_group;
 using detail::RowMatrix;
 using detail::row_groups;
-using detail::widen_rows;
+using detail::RowReader;
 
 double cosine_from_parts(double dot_ab, double square_a, double square_b) {
     const double norms = std::sqrt(square_a) * std::sqrt(square_b);
@@ -38,9 +38,8 @@ struct RowStatistics {
 };
 
 // Norms, cosines and the finite rows' mean in one pass over both tables.
-template <class Scalar>
-RowStatistics row_statistics(BasicTableView<Scalar> input, BasicTableView<Scalar> output, bool tied,
-                             bool want_cosine) {
+template <class Source>
+RowStatistics row_statistics(const Source& input, const Source& output, bool tied, bool want_cosine) {
     const Index rows = input.rows();
     const Index dim_in = input.cols();
     const Index dim_out = output.cols();
@@ -55,14 +54,16 @@ RowStatistics row_statistics(BasicTableView<Scalar> input, BasicTableView<Scalar
     for_each_group(groups, dim_in + dim_out, [&](Index g, Index begin, Index end) {
         std::vector<double> in_row(static_cast<std::size_t>(dim_in));
         std::vector<double> out_row(static_cast<std::size_t>(dim_out));
+        RowReader<Source> input_rows(input);
+        RowReader<Source> output_rows(output);
         double* sum = sums.row(g).data();
         for (Index i = begin; i < end; ++i) {
-            widen_rows(input, i, 1, in_row.data());
+            input_rows.widen(i, 1, in_row.data());
             const double in_square = detail::dot_kernel(in_row.data(), in_row.data(), dim_in);
             stats.input_norm[i] = std::sqrt(in_square);
             double out_square = in_square;
             if (!tied) {
-                widen_rows(output, i, 1, out_row.data());
+                output_rows.widen(i, 1, out_row.data());
                 out_square = detail::dot_kernel(out_row.data(), out_row.data(), dim_out);
             } else {
                 out_row = in_row;
@@ -99,17 +100,18 @@ void project_out(double* row, const Vector& v) {
 
 // output_distance_i = 1 - cosine(U'_i, r'), r' the mean of U' over the (sorted, unique) finite reference
 // rows; NaN for a non-finite row.
-template <class Scalar>
-Vector output_distances(BasicTableView<Scalar> output, const RowStatistics& stats, const Vector& v,
+template <class Source>
+Vector output_distances(const Source& output, const RowStatistics& stats, const Vector& v,
                         const std::vector<Index>& references) {
     const Index rows = output.rows();
     const Index dim = output.cols();
     Vector reference = Vector::Zero(dim);
     std::vector<double> row(static_cast<std::size_t>(dim));
     Index used = 0;
+    RowReader<Source> reference_rows(output);
     for (const Index id : references) {
         if (stats.output.finite[static_cast<std::size_t>(id)] == 0) continue;
-        widen_rows(output, id, 1, row.data());
+        reference_rows.widen(id, 1, row.data());
         project_out(row.data(), v);
         for (Index c = 0; c < dim; ++c) reference[c] += row[static_cast<std::size_t>(c)];
         ++used;
@@ -119,12 +121,13 @@ Vector output_distances(BasicTableView<Scalar> output, const RowStatistics& stat
     Vector distance(rows);
     for_each_group(row_groups(rows), 4 * dim, [&](Index, Index begin, Index end) {
         std::vector<double> u(static_cast<std::size_t>(dim));
+        RowReader<Source> rows_read(output);
         for (Index i = begin; i < end; ++i) {
             if (stats.output.finite[static_cast<std::size_t>(i)] == 0) {
                 distance[i] = std::numeric_limits<double>::quiet_NaN();
                 continue;
             }
-            widen_rows(output, i, 1, u.data());
+            rows_read.widen(i, 1, u.data());
             project_out(u.data(), v);
             const double dot_ur = detail::dot_kernel(u.data(), reference.data(), dim);
             const double square = detail::dot_kernel(u.data(), u.data(), dim);
@@ -166,8 +169,30 @@ bool same_values(BasicTableView<Scalar> a, BasicTableView<Scalar> b) {
     return std::memcmp(a.data(), b.data(), static_cast<std::size_t>(a.size()) * sizeof(Scalar)) == 0;
 }
 
-template <class Scalar>
-VocabularyScan scan(BasicTableView<Scalar> input, BasicTableView<Scalar> output, const ScanOptions& options) {
+// Rows of two quantised tables compared per dequantising step.
+constexpr Index kCompareRows = 64;
+
+// Whether two quantised tables hold the same values: the same blocks of one type, or dequantised rows equal bit
+// for bit, as their widened float32 tables would be compared (two types may dequantise alike).
+bool same_values(const QuantisedTable& a, const QuantisedTable& b) {
+    if (a.rows() != b.rows() || a.cols() != b.cols()) return false;
+    if ((a.data() == b.data() && a.type() == b.type()) || a.size() == 0) return true;
+    const Index dim = a.cols();
+    std::vector<float> a_rows(static_cast<std::size_t>(kCompareRows * dim));
+    std::vector<float> b_rows(a_rows.size());
+    for (Index first = 0; first < a.rows(); first += kCompareRows) {
+        const Index count = std::min(kCompareRows, a.rows() - first);
+        a.dequantise_rows(first, count, a_rows.data());
+        b.dequantise_rows(first, count, b_rows.data());
+        if (std::memcmp(a_rows.data(), b_rows.data(), static_cast<std::size_t>(count * dim) * sizeof(float)) != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+template <class Source>
+VocabularyScan scan(const Source& input, const Source& output, const ScanOptions& options) {
     if (std::isnan(options.percentile) || options.percentile < 0.0 || options.percentile > 100.0) {
         throw std::invalid_argument("scan_vocabulary: percentile must be in [0, 100], got " +
                                     std::to_string(options.percentile));
@@ -212,6 +237,10 @@ bool contains(const std::string& s, const char* part) { return s.find(part) != s
 template <TableOrView T>
 VocabularyScan scan_vocabulary(const T& input, const T& output, const ScanOptions& options) {
     return scan(view_of(input), view_of(output), options);
+}
+
+VocabularyScan scan_vocabulary(const QuantisedTable& input, const QuantisedTable& output, const ScanOptions& options) {
+    return scan(input, output, options);
 }
 
 std::vector<Index> unused_ids(const Vocabulary& vocabulary) {

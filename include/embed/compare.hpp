@@ -11,9 +11,12 @@
 //
 // Every measure is computed in double on the stored values widened exactly;
 // each sum runs in an order fixed by the sizes alone, so results never depend
-// on the thread count. The neighbourhoods are screened in float32 first, with a
-// proven error bound, and only rows the bound cannot rule out are scored in
-// double: the lists are the double computation's, bit for bit. The random draws are CPython's, so Python rebuilds them:
+// on the thread count. A quantised table (QuantisedTable) is read in its
+// blocks, its rows dequantised a chunk at a time: every measure is, bit for
+// bit, the one on its widened float32 table (load_table_f32's). The
+// neighbourhoods are screened in float32 first, with a proven error bound,
+// and only rows the bound cannot rule out are scored in double: the lists
+// are the double computation's, bit for bit. The random draws are CPython's, so Python rebuilds them:
 //     probes: sorted(random.Random(seed).sample(range(matched), min(probes, matched)))
 //             (indices into pairs; the probe ids are a's ids of those pairs)
 //     hidden: g = random.Random(seed); [[g.gauss(0.0, 1.0) for c in range(d)] for n in range(probes)]
@@ -130,10 +133,10 @@ struct TableComparison {
     std::optional<Percentiles> relative_change_percentiles;
 };
 
-/// A read-only view of a table of any stored type.
-using AnyTableView = std::variant<TableView, TableViewF32, TableViewBF16>;
+/// A read-only view of a table of any stored type, or a quantised table in its blocks (a copy that shares them).
+using AnyTableView = std::variant<TableView, TableViewF32, TableViewBF16, QuantisedTable>;
 
-/// a is (Va, da), b is (Vb, db), of any stored types; returns the comparison options ask for.
+/// a is (Va, da), b is (Vb, db), of any stored or quantised types; returns the comparison options ask for.
 /// invalid_argument: k < 1, probes < 0, Alignment::orthogonal with da != db, RowMatch::text without both
 /// vocabularies, hidden of the wrong width, an unpaired probe id; out_of_range: a probe id outside [0, Va).
 TableComparison compare_tables(const AnyTableView& a, const AnyTableView& b, const CompareOptions& options = {});
@@ -147,6 +150,10 @@ TableComparison compare_tables(const A& a, const B& b, const CompareOptions& opt
 /// a and b as load_stored_table gives them (see compare_tables above).
 TableComparison compare_tables(const StoredTable& a, const StoredTable& b, const CompareOptions& options = {});
 
+/// a (Va, da) and b (Vb, db) as open_table gives them, a quantised one never widened: bit for bit the
+/// comparison of the tables load_stored_table gives (see compare_tables above).
+TableComparison compare_tables(const OpenedTable& a, const OpenedTable& b, const CompareOptions& options = {});
+
 /// Where compare_table_files reads its tables and vocabularies.
 struct CompareSources {
     /// Tensors to read (empty: as chosen_tensor picks).
@@ -157,7 +164,7 @@ struct CompareSources {
     std::filesystem::path b_tokenizer;
 };
 
-/// Reads both tables (load_stored_table) and, for RowMatch::text, both vocabularies, then compares them.
+/// Reads both tables (open_table: a quantised one stays in its blocks) and, for RowMatch::text, both vocabularies, then compares them.
 /// options' vocabularies, when set, are used instead of loading. Errors: the readers', then compare_tables'.
 TableComparison compare_table_files(const std::filesystem::path& a, const std::filesystem::path& b,
                                     const CompareOptions& options = {}, const CompareSources& sources = {});

@@ -69,6 +69,16 @@ TableF32 lookup(const QuantisedTable& table, Ids ids);
 /// is written.
 void lookup_into(const QuantisedTable& table, Ids ids, Eigen::Ref<TableF32> out);
 
+/// table is (V, d) quantised, ids is (n), returns (n, d) in double: each id's one-hot row times the table, all
+/// V * d products taken, each sum over the rows in order, so the widened table's lookup_via_one_hot bit for bit
+/// (NaN in a column where a value of it is NaN or infinite). An id outside [0, V): std::out_of_range.
+Table lookup_via_one_hot(const QuantisedTable& table, Ids ids);
+
+/// table is (V, d) quantised, ids is (n), returns (n, d) in double: lookup(table, ids) widened, times
+/// std::sqrt(dim), the widened table's scaled_lookup bit for bit. dim < 0: std::invalid_argument; a wrong id:
+/// std::out_of_range.
+Table scaled_lookup(const QuantisedTable& table, Ids ids, Index dim);
+
 /// table is (V, d) quantised, hidden is (d), returns (V) in double: logits of the widened table, bit for bit.
 Vector logits(const QuantisedTable& table, const Vector& hidden);
 

@@ -7,7 +7,9 @@
 //
 // Every score is computed in double, for double, float32 and bfloat16 tables
 // alike, and every reduction runs in a fixed order: the result never depends
-// on the thread count.
+// on the thread count. A quantised table (QuantisedTable, as open_table gives
+// it) is scanned in its blocks, a few rows at a time dequantised into a small
+// float32 buffer: the result is the scan of its widened float32 table.
 //
 // Rows holding NaN or infinity are left out of the output rows' mean,
 // covariance and reference mean; their output_distance is NaN. A NaN
@@ -20,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "embed/quantised_table.hpp"
 #include "embed/types.hpp"
 #include "embed/vocabulary.hpp"
 
@@ -78,6 +81,13 @@ struct VocabularyScan {
 /// invalid_argument.
 template <TableOrView T>
 VocabularyScan scan_vocabulary(const T& input, const T& output, const ScanOptions& options = {});
+
+/// input (V, d) and output (V, d') quantised, of one type or two, never dequantised whole: returns, bit for bit,
+/// scan_vocabulary of their widened float32 tables (load_table_f32's), NaN where NaN, at any thread count. They
+/// count as one table (no input_output_cosine) when they are the same blocks of one type or dequantise to
+/// equal values. Errors as above.
+VocabularyScan scan_vocabulary(const QuantisedTable& input, const QuantisedTable& output,
+                               const ScanOptions& options = {});
 
 /// Ids of type unused, and of type control whose token contains "unused" or "reserved", ascending (n).
 std::vector<Index> unused_ids(const Vocabulary& vocabulary);

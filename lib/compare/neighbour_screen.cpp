@@ -51,6 +51,9 @@ constexpr double kFloatUnit = 0x1p-24;
 constexpr double kAbsoluteSlack = 0x1p-140;
 constexpr double kLargestSquareTimesWidth = 0x1p120;
 
+template <class View>
+constexpr bool is_quantised_view = std::is_same_v<std::decay_t<View>, QuantisedTable>;
+
 Index rows_of(const AnyTableView& table) {
     return std::visit([](const auto& view) { return view.rows(); }, table);
 }
@@ -73,10 +76,12 @@ void screen_chunk(const AnyTableView& table, const Table& probes, std::vector<fl
     out.resize(static_cast<std::size_t>(m * vocab));
     std::visit(
         [&](const auto& view) {
-            parallel_for(vocab, m * dim, [&](Index begin, Index end) {
-                screen_products(probes_f32.data(), m, view.data() + begin * dim, end - begin, dim,
-                                out.data() + begin, vocab);
-            });
+            if constexpr (!is_quantised_view<decltype(view)>) {
+                parallel_for(vocab, m * dim, [&](Index begin, Index end) {
+                    screen_products(probes_f32.data(), m, view.data() + begin * dim, end - begin, dim,
+                                    out.data() + begin, vocab);
+                });
+            }
         },
         table);
 }
@@ -84,16 +89,20 @@ void screen_chunk(const AnyTableView& table, const Table& probes, std::vector<fl
 // The double path's dot product of a widened probe and row id of table: dot_kernel on the widened values.
 double exact_dot(const AnyTableView& table, const double* probe, Index id, std::vector<double>& widened) {
     return std::visit(
-        [&](const auto& view) {
-            using Scalar = typename std::decay_t<decltype(view)>::Scalar;
-            const Index dim = view.cols();
-            const Scalar* row = view.data() + id * dim;
-            if constexpr (std::is_same_v<Scalar, double>) {
-                return dot_kernel(probe, row, dim);
+        [&](const auto& view) -> double {
+            if constexpr (is_quantised_view<decltype(view)>) {
+                return 0.0;  // never reached: screen_covers keeps quantised tables on the double path
             } else {
-                widened.resize(static_cast<std::size_t>(dim));
-                widen_values(row, dim, widened.data());
-                return dot_kernel(probe, widened.data(), dim);
+                using Scalar = typename std::decay_t<decltype(view)>::Scalar;
+                const Index dim = view.cols();
+                const Scalar* row = view.data() + id * dim;
+                if constexpr (std::is_same_v<Scalar, double>) {
+                    return dot_kernel(probe, row, dim);
+                } else {
+                    widened.resize(static_cast<std::size_t>(dim));
+                    widen_values(row, dim, widened.data());
+                    return dot_kernel(probe, widened.data(), dim);
+                }
             }
         },
         table);
@@ -181,13 +190,18 @@ bool screen_covers(const NeighbourSide& side) {
     const double limit = std::sqrt(kLargestSquareTimesWidth / static_cast<double>(std::max<Index>(dim, 1)));
     return std::visit(
         [&](const auto& view) {
-            bool within = true;
-            for (const Index id : side.ids) {
-                const auto* row = view.data() + id * dim;
-                for (Index c = 0; c < dim; ++c) within &= std::abs(static_cast<double>(row[c])) <= limit;
-                if (!within) return false;
+            // A quantised table's rows exist only dequantised a chunk at a time: it is scored in double.
+            if constexpr (is_quantised_view<decltype(view)>) {
+                return false;
+            } else {
+                bool within = true;
+                for (const Index id : side.ids) {
+                    const auto* row = view.data() + id * dim;
+                    for (Index c = 0; c < dim; ++c) within &= std::abs(static_cast<double>(row[c])) <= limit;
+                    if (!within) return false;
+                }
+                return true;
             }
-            return true;
         },
         *side.table);
 }

@@ -2,6 +2,8 @@
 #include <cmath>
 #include <cstring>
 #include <numeric>
+#include <type_traits>
+#include <vector>
 
 #include "compare/measures.hpp"
 #include "embed/logits.hpp"
@@ -9,23 +11,41 @@
 
 namespace embed::detail {
 
+namespace {
+
+// Rows ids of a stored table, each widened exactly (a double row copied).
+template <class Scalar>
+Table widened_rows(BasicTableView<Scalar> table, std::span<const Index> ids) {
+    const Index dim = table.cols();
+    Table out(static_cast<Index>(ids.size()), dim);
+    for (Index r = 0; r < out.rows(); ++r) {
+        const Scalar* row = table.data() + ids[static_cast<std::size_t>(r)] * dim;
+        if constexpr (std::is_same_v<Scalar, double>) {
+            std::memcpy(out.data() + r * dim, row, static_cast<std::size_t>(dim) * sizeof(double));
+        } else {
+            widen_values(row, dim, out.data() + r * dim);
+        }
+    }
+    return out;
+}
+
+// Rows ids of a quantised table, each dequantised into a float32 row and widened from there: its float32
+// table's rows widened, bit for bit.
+Table widened_rows(const QuantisedTable& table, std::span<const Index> ids) {
+    const Index dim = table.cols();
+    Table out(static_cast<Index>(ids.size()), dim);
+    std::vector<float> row(static_cast<std::size_t>(dim));
+    for (Index r = 0; r < out.rows(); ++r) {
+        table.dequantise_rows(ids[static_cast<std::size_t>(r)], 1, row.data());
+        widen_values(row.data(), dim, out.data() + r * dim);
+    }
+    return out;
+}
+
+}  // namespace
+
 Table widened_rows(const AnyTableView& table, std::span<const Index> ids) {
-    return std::visit(
-        [&](const auto& view) {
-            using Scalar = typename std::decay_t<decltype(view)>::Scalar;
-            const Index dim = view.cols();
-            Table out(static_cast<Index>(ids.size()), dim);
-            for (Index r = 0; r < out.rows(); ++r) {
-                const Scalar* row = view.data() + ids[static_cast<std::size_t>(r)] * dim;
-                if constexpr (std::is_same_v<Scalar, double>) {
-                    std::memcpy(out.data() + r * dim, row, static_cast<std::size_t>(dim) * sizeof(double));
-                } else {
-                    widen_values(row, dim, out.data() + r * dim);
-                }
-            }
-            return out;
-        },
-        table);
+    return std::visit([&](const auto& view) { return widened_rows(view, ids); }, table);
 }
 
 Table all_scores(const AnyTableView& table, const Table& hidden) {

@@ -44,8 +44,8 @@ constexpr std::size_t kStallPasses = 4;
 // C W for the finite output rows' covariance C (dividing by stats.count - 1) and wt = W^T (k, d'), k <=
 // kVectors: returns (C W)^T (k, d'). One pass over the table, in blocks that are widened and centred
 // first, so no cancellation against the mean; non-finite rows are zeroed and add nothing.
-template <class Scalar>
-RowMatrix covariance_times(BasicTableView<Scalar> output, const CovarianceRows& stats, const RowMatrix& wt) {
+template <class Source>
+RowMatrix covariance_times(const Source& output, const CovarianceRows& stats, const RowMatrix& wt) {
     const Index rows = output.rows();
     const Index dim = output.cols();
     const Index k = wt.rows();
@@ -59,9 +59,10 @@ RowMatrix covariance_times(BasicTableView<Scalar> output, const CovarianceRows& 
         const Index block_rows = rows_per_block(dim);
         RowMatrix block(block_rows, dim);
         RowMatrix yt(kVectors, block_rows);
+        RowReader<Source> rows_read(output);
         for (Index first = begin; first < end; first += block_rows) {
             const Index count = std::min(block_rows, end - first);
-            widen_rows(output, first, count, block.data());
+            rows_read.widen(first, count, block.data());
             for (Index r = 0; r < count; ++r) {
                 double* row = block.data() + r * dim;
                 if (stats.finite[static_cast<std::size_t>(first + r)] != 0) {
@@ -140,8 +141,8 @@ RowMatrix orthogonal_to(const RowMatrix& basis, RowMatrix rows) {
 // the top Ritz pair, and since C times the basis is kept, its residual costs no extra pass. It stops when
 // the Davis-Kahan bound is <= kTolerance, when the basis spans everything, or when the bound stalls (a
 // (near-)repeated top eigenvalue, which no number of passes separates).
-template <class Scalar>
-PrincipalComponent principal_component(BasicTableView<Scalar> output, const CovarianceRows& stats) {
+template <class Source>
+PrincipalComponent principal_component(const Source& output, const CovarianceRows& stats) {
     const Index dim = output.cols();
     PrincipalComponent result;
     result.component = Vector::Zero(dim);
@@ -200,9 +201,9 @@ PrincipalComponent principal_component(BasicTableView<Scalar> output, const Cova
     return result;
 }
 
-template PrincipalComponent principal_component<double>(BasicTableView<double>, const CovarianceRows&);
-template PrincipalComponent principal_component<float>(BasicTableView<float>, const CovarianceRows&);
-template PrincipalComponent principal_component<Eigen::bfloat16>(BasicTableView<Eigen::bfloat16>,
-                                                                 const CovarianceRows&);
+template PrincipalComponent principal_component(const BasicTableView<double>&, const CovarianceRows&);
+template PrincipalComponent principal_component(const BasicTableView<float>&, const CovarianceRows&);
+template PrincipalComponent principal_component(const BasicTableView<Eigen::bfloat16>&, const CovarianceRows&);
+template PrincipalComponent principal_component(const QuantisedTable&, const CovarianceRows&);
 
 }  // namespace embed::detail

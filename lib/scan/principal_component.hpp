@@ -29,11 +29,11 @@ struct PrincipalComponent {
     int iterations = 0;                                             // passes over the table
 };
 
-/// output is (V, d'); rows says which of its rows count, and their mean. The covariance of the finite rows
+/// output is (V, d'), a BasicTableView or a QuantisedTable (lib/scan/row_groups.hpp reads either); rows says which of its rows count, and their mean. The covariance of the finite rows
 /// divides by rows.count - 1. With d' = 0 or fewer than two finite rows: zeros, not converged, no pass. The
 /// iteration stops once the bound is <= 1e-12, when the basis spans the whole space, when the bound stalls
 /// (a (near-)repeated top eigenvalue) or after 24 passes. The same bits whatever the thread count.
-template <class Scalar>
-PrincipalComponent principal_component(BasicTableView<Scalar> output, const CovarianceRows& rows);
+template <class Source>
+PrincipalComponent principal_component(const Source& output, const CovarianceRows& rows);
 
 }  // namespace embed::detail

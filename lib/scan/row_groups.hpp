@@ -1,6 +1,9 @@
 #pragma once
 // How the vocabulary scan goes over a table's rows: in groups fixed by the row count alone, each widened to
 // double. Shared by the indicators (lib/scan.cpp) and the principal component (principal_component.cpp).
+// The table is a stored one (a BasicTableView) or a quantised one, whose rows are dequantised a few at a
+// time into a float32 buffer and widened from there: the doubles the float32 table load_table_f32 gives
+// would be widened to, so every step after the reading is the float32 table's, bit for bit.
 
 #include <algorithm>
 #include <concepts>
@@ -10,6 +13,7 @@
 
 #include <Eigen/Core>
 
+#include "embed/quantised_table.hpp"
 #include "embed/types.hpp"
 #include "kernels/narrow_kernels.hpp"
 #include "threads/parallel.hpp"
@@ -59,5 +63,35 @@ void widen_rows(BasicTableView<Scalar> table, Index first, Index count, double* 
         widen_values(rows, count * table.cols(), out);
     }
 }
+
+/// Reads rows of one table widened to double: a stored table's where they lie; each reader is used by one
+/// thread at a time.
+template <class Source>
+class RowReader {
+public:
+    explicit RowReader(const Source& table) : table_(table) {}
+    /// rows [first, first + count) into out (count, d).
+    void widen(Index first, Index count, double* out) { widen_rows(table_, first, count, out); }
+
+private:
+    const Source& table_;
+};
+
+/// A quantised table's rows: dequantised as ggml does it into the reader's own float32 buffer (grown to the
+/// largest count asked for), then widened exactly as a float32 table's rows are.
+template <>
+class RowReader<QuantisedTable> {
+public:
+    explicit RowReader(const QuantisedTable& table) : table_(table) {}
+    void widen(Index first, Index count, double* out) {
+        buffer_.resize(static_cast<std::size_t>(count * table_.cols()));
+        table_.dequantise_rows(first, count, buffer_.data());
+        widen_values(buffer_.data(), count * table_.cols(), out);
+    }
+
+private:
+    const QuantisedTable& table_;
+    std::vector<float> buffer_;
+};
 
 }  // namespace embed::detail

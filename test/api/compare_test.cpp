@@ -3,6 +3,7 @@
 // test/python/test_compare.py.
 
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -18,7 +19,9 @@
 #include "cpython.hpp"
 #include "embed/compare.hpp"
 #include "embed/similarity.hpp"
+#include "embed/io.hpp"
 #include "embed/table.hpp"
+#include "file_bytes.hpp"
 #include "threads/parallel.hpp"
 #include "worker_count.hpp"
 
@@ -253,6 +256,72 @@ TEST(CompareNeighbourScreen, TablesTheBoundDoesNotCoverTakeTheDoublePath) {
     options.k = 5;
     const TableComparison with_nan = embed::compare_tables(table, table, options);
     for (Index q = 0; q < with_nan.neighbour_overlap.size(); ++q) EXPECT_EQ(with_nan.neighbour_overlap[q], 1.0);
+// A table quantised into a .gguf by save_table and opened two ways: in its blocks (open_table) and as the
+// float32 table of ggml's dequantisation (load_table_f32).
+struct Opened {
+    std::filesystem::path file;
+    embed::OpenedTable blocks;
+    embed::TableF32 widened;
+};
+
+Opened quantised(const Table& t, embed::ElementType type, const embed_test::TempDir& dir, const std::string& name) {
+    const std::filesystem::path file = dir.path() / (name + ".gguf");
+    embed::save_table(file, t, "token_embd.weight", type);
+    Opened opened{file, embed::open_table(file), embed::load_table_f32(file)};
+    EXPECT_TRUE(std::holds_alternative<embed::QuantisedTable>(opened.blocks.table)) << name;
+    return opened;
+}
+
+void expect_same_percentiles(const TableComparison& x, const TableComparison& y) {
+    EXPECT_EQ(x.row_cosine_percentiles->values, y.row_cosine_percentiles->values);
+    EXPECT_EQ(x.relative_change_percentiles->values, y.relative_change_percentiles->values);
+    EXPECT_EQ(x.norm_a_percentiles.values, y.norm_a_percentiles.values);
+    EXPECT_EQ(x.norm_b_percentiles.values, y.norm_b_percentiles.values);
+    EXPECT_EQ(x.hidden_count, y.hidden_count);
+}
+
+// A Q4_K table against a Q8_0 one of other values (rows enough that the chunks and the threads split them):
+// every measure, the rotation included, is the float32 tables' bit for bit, at 1, 2 and 7 threads; a quantised
+// table against a stored float64 one, through OpenedTable, too.
+TEST(CompareTables, QuantisedTablesGiveTheirFloat32TablesResultsAtAnyThreadCount) {
+    const embed_test::TempDir dir;
+    const Opened a = quantised(random_table(2300, 256, 11), embed::ElementType::q4_k, dir, "a");
+    const Opened b = quantised(random_table(2200, 256, 12), embed::ElementType::q8_0, dir, "b");
+    const TableComparison want = embed::compare_tables(a.widened, b.widened, aligned_options());
+    for (const int threads : {1, 2, 7}) {
+        SCOPED_TRACE(threads);
+        const Workers workers(threads);
+        const TableComparison got = embed::compare_tables(a.blocks, b.blocks, aligned_options());
+        expect_same(got, want);
+        expect_same_percentiles(got, want);
+    }
+    // The files, opened by compare_table_files in their blocks, give the same.
+    expect_same(embed::compare_table_files(a.file, b.file, aligned_options()), want);
+    const Table c = random_table(2000, 256, 13);
+    const embed::OpenedTable stored{c, embed::ElementType::f64};
+    const TableComparison mixed = embed::compare_tables(stored, a.blocks, aligned_options());
+    expect_same(mixed, embed::compare_tables(c, a.widened, aligned_options()));
+}
+
+// Tables of different widths (no rotation, no logits) through the variant of views: the norms and the
+// neighbourhoods are the float32 tables'.
+TEST(CompareTables, QuantisedTablesOfDifferentWidthsGiveTheirFloat32TablesNorms) {
+    const embed_test::TempDir dir;
+    const Opened a = quantised(random_table(300, 64, 14), embed::ElementType::q8_0, dir, "a");
+    const Opened b = quantised(random_table(310, 256, 15), embed::ElementType::q6_k, dir, "b");
+    CompareOptions options;
+    options.probes = 30;
+    options.k = 5;
+    const embed::AnyTableView a_view = std::get<embed::QuantisedTable>(a.blocks.table);
+    const embed::AnyTableView b_view = std::get<embed::QuantisedTable>(b.blocks.table);
+    const TableComparison got = embed::compare_tables(a_view, b_view, options);
+    const TableComparison want = embed::compare_tables(a.widened, b.widened, options);
+    EXPECT_FALSE(got.row_cosine);
+    EXPECT_FALSE(got.top1_agreement);
+    EXPECT_EQ(got.norm_a, want.norm_a);
+    EXPECT_EQ(got.norm_b, want.norm_b);
+    EXPECT_EQ(got.probe_ids, want.probe_ids);
+    EXPECT_EQ(got.neighbour_overlap, want.neighbour_overlap);
 }
 
 TEST(CompareTables, PairsByTextKeepTextsHeldOnceOnEachSide) {

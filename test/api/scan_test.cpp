@@ -25,7 +25,9 @@
 
 #include <Eigen/Eigenvalues>
 
+#include "embed/io.hpp"
 #include "embed/scan.hpp"
+#include "file_bytes.hpp"
 #include "threads/parallel.hpp"
 #include "worker_count.hpp"
 
@@ -249,8 +251,10 @@ double distance_up_to_sign(const Vector& got, const Vector& expected) {
 
 void expect_same_bits(const VocabularyScan& a, const VocabularyScan& b) {
     const auto same = [](const Vector& x, const Vector& y) {
+        // An empty vector's data() may be null, which memcmp must not be given.
         return x.size() == y.size() &&
-               std::memcmp(x.data(), y.data(), static_cast<std::size_t>(x.size()) * sizeof(double)) == 0;
+               (x.size() == 0 ||
+                std::memcmp(x.data(), y.data(), static_cast<std::size_t>(x.size()) * sizeof(double)) == 0);
     };
     EXPECT_TRUE(same(a.input_norm, b.input_norm));
     EXPECT_TRUE(same(a.output_norm, b.output_norm));
@@ -412,6 +416,111 @@ TEST(Scan, NarrowTablesGiveTheScanOfTheirWidenedValues) {
     const embed::TableViewF32 view(in32.data(), in32.rows(), in32.cols());
     const embed::TableViewF32 out_view(out32.data(), out32.rows(), out32.cols());
     expect_same_bits(embed::scan_vocabulary(view, out_view, options), embed::scan_vocabulary(in32, out32, options));
+}
+
+// ---- quantised tables in their blocks ---------------------------------------------------------------
+
+// A table quantised into a .gguf by save_table, opened in its blocks, and the float32 table of the same file
+// (load_table_f32: ggml's dequantisation, the values the scan of the blocks must see).
+struct QuantisedPair {
+    embed::QuantisedTable blocks;
+    embed::TableF32 widened;
+};
+
+QuantisedPair quantised_file(const std::filesystem::path& file) {
+    embed::OpenedTable opened = embed::open_table(file);
+    return {std::get<embed::QuantisedTable>(opened.table), embed::load_table_f32(file)};
+}
+
+QuantisedPair quantised(const Table& t, embed::ElementType type, const embed_test::TempDir& dir,
+                        const std::string& name) {
+    const std::filesystem::path file = dir.path() / (name + ".gguf");
+    embed::save_table(file, t, "token_embd.weight", type);
+    return quantised_file(file);
+}
+
+void expect_same_component_bits(const VocabularyScan& a, const VocabularyScan& b) {
+    EXPECT_EQ(std::memcmp(&a.eigenvalue_gap, &b.eigenvalue_gap, sizeof(double)), 0);
+    EXPECT_EQ(std::memcmp(&a.component_error_bound, &b.component_error_bound, sizeof(double)), 0);
+    EXPECT_EQ(a.principal_component_converged, b.principal_component_converged);
+}
+
+// A Q4_K input beside a Q6_K output (a llama.cpp Q4_K_M model's pair), enough rows that every thread count
+// splits the groups: each field is the scan of the float32 tables, bit for bit, at 1, 2 and 7 threads.
+TEST(Scan, QuantisedTablesGiveTheScanOfTheirFloat32TablesAtAnyThreadCount) {
+    const embed_test::TempDir dir;
+    const Planted t = planted_tables(3000, 256, 12, 8);
+    const QuantisedPair input = quantised(t.input, embed::ElementType::q4_k, dir, "input");
+    const QuantisedPair output = quantised(t.output, embed::ElementType::q6_k, dir, "output");
+    ScanOptions options;
+    options.reference_ids = {t.planted[0], t.planted[3], t.planted[7]};
+    const VocabularyScan want = embed::scan_vocabulary(input.widened, output.widened, options);
+    ASSERT_TRUE(want.output_distance && want.input_output_cosine);
+    ASSERT_GT(want.iterations, 0);
+    for (const int threads : {1, 2, 7}) {
+        SCOPED_TRACE(threads);
+        const Workers workers(threads);
+        const VocabularyScan got = embed::scan_vocabulary(input.blocks, output.blocks, options);
+        expect_same_bits(got, want);
+        expect_same_component_bits(got, want);
+    }
+}
+
+// Tied: one table passed twice, or two objects holding equal values (a copy of the blocks, or another type that
+// dequantises alike), is one table, as the float32 tables compare equal; without references, input_norm decides.
+TEST(Scan, QuantisedTablesThatAreOneTableScanAsTied) {
+    const embed_test::TempDir dir;
+    const Planted t = planted_tables(700, 64, 5, 9);
+    const QuantisedPair table = quantised(t.input, embed::ElementType::q8_0, dir, "table");
+    const embed::QuantisedTable copy(table.blocks.type(), table.blocks.rows(), table.blocks.cols(),
+                                     std::span(table.blocks.data(), static_cast<std::size_t>(table.blocks.bytes())));
+    ScanOptions options;
+    options.reference_ids = {t.planted[1]};
+    const VocabularyScan want = embed::scan_vocabulary(table.widened, table.widened, options);
+    EXPECT_FALSE(want.input_output_cosine);
+    expect_same_bits(embed::scan_vocabulary(table.blocks, table.blocks, options), want);
+    expect_same_bits(embed::scan_vocabulary(table.blocks, copy, options), want);
+    expect_same_bits(embed::scan_vocabulary(table.blocks, table.blocks, ScanOptions{}),
+                     embed::scan_vocabulary(table.widened, table.widened, ScanOptions{}));
+    // Another table of the same shape is not the same table: its cosine is there, as for the float32 pair.
+    const QuantisedPair other = quantised(t.output, embed::ElementType::q8_0, dir, "other");
+    const VocabularyScan untied = embed::scan_vocabulary(table.blocks, other.blocks, options);
+    ASSERT_TRUE(untied.input_output_cosine);
+    expect_same_bits(untied, embed::scan_vocabulary(table.widened, other.widened, options));
+}
+
+// A Q8_0 block whose fp16 scale is NaN dequantises to NaN: that row is left out of the component and its
+// distance is NaN, as in the float32 table; rows of a zero scale are all zeros.
+TEST(Scan, QuantisedRowsOfNaNOrZeroScalesAreTheFloat32TablesRows) {
+    const embed_test::TempDir dir;
+    const Planted t = planted_tables(400, 64, 4, 10);
+    embed::save_table(dir.path() / "clean.gguf", t.output, "token_embd.weight", embed::ElementType::q8_0);
+    const embed::QuantisedTable clean = std::get<embed::QuantisedTable>(embed::open_table(dir.path() / "clean.gguf").table);
+    std::string blocks(reinterpret_cast<const char*>(clean.data()), static_cast<std::size_t>(clean.bytes()));
+    const auto set_scale = [&](Index row, Index block, std::uint16_t half) {
+        const auto at = static_cast<std::size_t>(row * clean.row_bytes() + block * 34);
+        blocks[at] = static_cast<char>(half & 0xFF);
+        blocks[at + 1] = static_cast<char>(half >> 8);
+    };
+    set_scale(17, 1, 0x7E00);  // NaN
+    set_scale(230, 0, 0x0000);  // +0: the block's values are zeros
+    set_scale(230, 1, 0x8000);  // -0
+    const std::filesystem::path file = dir.write(
+        "planted.gguf",
+        embed_test::gguf_file({{"token_embd.weight", {64, 400}, 8, 0}}, blocks));
+    const QuantisedPair planted = quantised_file(file);
+    ASSERT_TRUE(std::isnan(planted.widened(17, 32)));
+    ScanOptions options;
+    options.reference_ids = {t.planted[0], t.planted[2], 17};
+    const VocabularyScan want = embed::scan_vocabulary(planted.widened, planted.widened, options);
+    ASSERT_TRUE(want.output_distance && std::isnan((*want.output_distance)[17]));
+    for (const int threads : {1, 7}) {
+        const Workers workers(threads);
+        const VocabularyScan got = embed::scan_vocabulary(planted.blocks, planted.blocks, options);
+        ASSERT_TRUE(got.output_distance);
+        EXPECT_TRUE(std::isnan((*got.output_distance)[17]));
+        expect_same_bits(got, want);
+    }
 }
 
 TEST(Scan, PercentileFollowsNumpysLinearRuleOnTies) {

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <stdexcept>
 #include <system_error>
+#include <type_traits>
+#include <variant>
 
 #include <embed/io.hpp>
 #include <embed/scan.hpp>
@@ -58,6 +60,24 @@ std::optional<Vocabulary> own_vocabulary(std::string_view tool, const TableSpec&
         std::fprintf(stderr, "%.*s: no token names: %s\n", static_cast<int>(tool.size()), tool.data(), error.what());
         return std::nullopt;
     }
+}
+
+std::string analysed_precision(const OpenedTable& table) {
+    const ElementType held = std::visit(
+        [&](const auto& values) {
+            using Held = std::decay_t<decltype(values)>;
+            if constexpr (std::is_same_v<Held, QuantisedTable>) {
+                return table.type;
+            } else if constexpr (std::is_same_v<Held, Table>) {
+                return ElementType::f64;
+            } else if constexpr (std::is_same_v<Held, TableF32>) {
+                return ElementType::f32;
+            } else {
+                return ElementType::bf16;
+            }
+        },
+        table.table);
+    return std::string(element_type_name(held));
 }
 
 Vocabulary named_vocabulary(std::string_view flag, const std::string& path) {

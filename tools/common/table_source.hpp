@@ -1,6 +1,8 @@
 #pragma once
 // Where a tool's table and token names come from: --table FILE[:TENSOR] (a
 // file or a checkpoint folder) and --tokenizer PATH, or the table's own names.
+// Tools open tables with embed::open_table, so a GGUF quantised table is
+// scored in its blocks and never widened.
 
 #include <filesystem>
 #include <optional>
@@ -54,6 +56,11 @@ auto loaded_as_argument(std::string_view flag, std::string_view value, Load&& lo
         throw refuse(error);
     }
 }
+
+/// The precision a tool reads and scores an opened table in, as its report names it: a GGUF quantised type's
+/// name ("q4_k", ...) for a table kept in its blocks, else the type the values are held in ("f64", "f32" or
+/// "bf16", as element_type of load_stored_table's table: a float16 file is held as "f32").
+std::string analysed_precision(const OpenedTable& table);
 
 /// The vocabulary at path (load_vocabulary); any refusal becomes invalid_argument
 /// "FLAG 'PATH' cannot be used: REASON", a bad argument like any other.

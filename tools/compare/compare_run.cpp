@@ -41,8 +41,8 @@ CandidateScan candidate_scan(SideScan scan, const TableComparison& comparison, S
     return out;
 }
 
-std::pair<Index, Index> shape_of(const StoredTable& table) {
-    return std::visit([](const auto& t) { return std::pair<Index, Index>{t.rows(), t.cols()}; }, table);
+std::pair<Index, Index> shape_of(const OpenedTable& table) {
+    return std::visit([](const auto& t) { return std::pair<Index, Index>{t.rows(), t.cols()}; }, table.table);
 }
 
 }  // namespace
@@ -50,8 +50,8 @@ std::pair<Index, Index> shape_of(const StoredTable& table) {
 CompareInputs load_compare_inputs(const CompareCommand& command) {
     const bool by_text = command.match == RowMatch::text;
     return CompareInputs{
-        tools::loaded_as_argument("A", command.a, [&] { return load_stored_table(command.a, command.a_tensor); }),
-        tools::loaded_as_argument("B", command.b, [&] { return load_stored_table(command.b, command.b_tensor); }),
+        tools::loaded_as_argument("A", command.a, [&] { return open_table(command.a, command.a_tensor); }),
+        tools::loaded_as_argument("B", command.b, [&] { return open_table(command.b, command.b_tensor); }),
         vocabulary_for("a", command.a, command.a_tensor, command.a_tokenizer, by_text),
         vocabulary_for("b", command.b, command.b_tensor, command.b_tokenizer, by_text)};
 }

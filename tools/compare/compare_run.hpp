@@ -48,10 +48,10 @@ struct CompareCommand {
 const tools::CommandLine<CompareCommand>& compare_command_line();
 
 /// The two tables and the token names a run compares: read before any work, so that a file the readers refuse
-/// is a bad argument (exit 2) like any other.
+/// is a bad argument (exit 2) like any other. Opened with open_table: a quantised table stays in its blocks.
 struct CompareInputs {
-    StoredTable a;
-    StoredTable b;
+    OpenedTable a;
+    OpenedTable b;
     std::optional<Vocabulary> a_vocabulary;  // --a-tokenizer's, else a's own file's when it has one
     std::optional<Vocabulary> b_vocabulary;
 };

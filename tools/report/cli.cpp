@@ -21,16 +21,16 @@ Command parse_command_line(std::span<const std::string_view> args) {
     return command;
 }
 
-StoredTable load_command_table(Command& command) {
+OpenedTable load_command_table(Command& command) {
     const Flag& flag = flag_named(TABLE_FLAG);
     const tools::TableSpec spec = tools::split_table_spec(flag.name, flag.allowed, *command.table);
-    StoredTable table = tools::loaded_as_argument(flag.name, *command.table,
-                                                  [&] { return embed::load_stored_table(spec.file, spec.tensor); });
+    OpenedTable table =
+        tools::loaded_as_argument(flag.name, *command.table, [&] { return embed::open_table(spec.file, spec.tensor); });
     const std::string tensor = tools::loaded_as_argument(flag.name, *command.table,
                                                          [&] { return embed::chosen_tensor(spec.file, spec.tensor); });
-    command.inputs.vocab = std::visit([](const auto& t) { return t.rows(); }, table);
-    command.inputs.dim = std::visit([](const auto& t) { return t.cols(); }, table);
-    command.inputs.source = TableSource{spec.file, tensor, std::string(element_type_name(element_type(table)))};
+    command.inputs.vocab = std::visit([](const auto& t) { return t.rows(); }, table.table);
+    command.inputs.dim = std::visit([](const auto& t) { return t.cols(); }, table.table);
+    command.inputs.source = TableSource{spec.file, tensor, tools::analysed_precision(table)};
     if (!command.probe_token) validate(command.inputs);
     return table;
 }
@@ -59,7 +59,7 @@ std::string usage_text() { return tools::usage_text(report_command_line()); }
 
 tools::Output run_report(const Command& command, CommandData data) {
     const auto measure_loaded = [&](auto& loaded) { return measure(std::move(loaded), command.inputs); };
-    ReportResult result = data.table ? std::visit(measure_loaded, *data.table) : measure(command.inputs);
+    ReportResult result = data.table ? std::visit(measure_loaded, data.table->table) : measure(command.inputs);
     if (data.vocabulary) result.tokens = token_names(result, *data.vocabulary);
     const std::string json = render_json(result);
     const std::string svg = render_svg(result);

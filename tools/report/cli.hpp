@@ -14,10 +14,10 @@
 
 namespace embed::report {
 
-/// What a run reads besides its flags: the table (V, d) in its file's precision (none: generate one) and
-/// the token names, if any.
+/// What a run reads besides its flags: the table (V, d) in its file's precision, a quantised one in its
+/// blocks (none: generate one), and the token names, if any.
 struct CommandData {
-    std::optional<StoredTable> table;
+    std::optional<OpenedTable> table;
     std::optional<Vocabulary> vocabulary;
 };
 
@@ -31,10 +31,11 @@ Command parse_command_line(std::span<const std::string_view> args);
 
 /// Loads the table command.table names (FILE, or FILE:TENSOR unless FILE:TENSOR is itself a file), sets
 /// the inputs' vocab and dim to its shape and their source to the file, the tensor read and its precision,
-/// and validates them (unless --probe-token still has to set the probe). Returns the table (V, d) in the file's own precision (embed::load_stored_table: a
-/// bfloat16 or float32 table is never widened). A file that is missing or that the loader refuses throws
+/// and validates them (unless --probe-token still has to set the probe). Returns the table (V, d) as
+/// embed::open_table opens it, in the file's own precision: a bfloat16 or float32 table is never widened, a
+/// GGUF quantised one stays in its blocks. A file that is missing or that the loader refuses throws
 /// invalid_argument with the loader's message: a bad table is a bad argument.
-StoredTable load_command_table(Command& command);
+OpenedTable load_command_table(Command& command);
 
 /// Loads what command names (its table, as load_command_table, and its token names, see
 /// load_command_vocabulary), sets the probe --probe-token names, then validates the inputs. Refusals as

@@ -29,8 +29,8 @@ struct ProbeScores {
     std::vector<Neighbour> dot;
 };
 
-template <class Scalar>
-ProbeScores score_every_token(const BasicTable<Scalar>& table, Index probe) {
+template <class Source>
+ProbeScores score_every_token(const Source& table, Index probe) {
     const Index others = table.rows() - 1;
     const auto by_id = [](std::vector<Neighbour> ranked) {
         std::sort(ranked.begin(), ranked.end(), [](const Neighbour& a, const Neighbour& b) { return a.id < b.id; });
@@ -82,8 +82,8 @@ BasicTable<Scalar> stored_as(const Table& row) {
     }
 }
 
-template <class Scalar>
-void measure_lookup(const BasicTable<Scalar>& table, const ReportInputs& in, ReportResult& r) {
+template <class Source>
+void measure_lookup(const Source& table, const ReportInputs& in, ReportResult& r) {
     const std::vector<Index> one{in.probe};
     const std::vector<Index> twice{in.probe, in.probe};
     r.lookup_mults = 0;  // a row gather multiplies nothing; SPECIFICATION.md, Report keys, fixes this value
@@ -93,13 +93,13 @@ void measure_lookup(const BasicTable<Scalar>& table, const ReportInputs& in, Rep
     const Table difference = widened(lookup(table, one)) - lookup_via_one_hot(table, one);
     r.max_abs_diff = difference.cwiseAbs().maxCoeff<Eigen::PropagateNaN>();
     // Compared as numbers: a probe row holding NaN is not equal to itself.
-    const BasicTable<Scalar> repeated = lookup(table, twice);
+    const auto repeated = lookup(table, twice);
     r.repeat_same = repeated.row(0) == repeated.row(1);
 }
 
-template <class Scalar>
-void measure_logits(const BasicTable<Scalar>& table, const ReportInputs& in, ReportResult& r) {
-    const Vector hidden = widened<Scalar>(table.row(in.probe)).transpose();
+template <class Source>
+void measure_logits(const Source& table, const ReportInputs& in, ReportResult& r) {
+    const Vector hidden = widened(lookup(table, std::vector<Index>{in.probe})).row(0).transpose();
     const Vector scores = logits(table, hidden);  // the same table, by reference: weight tying
     r.logit_len = scores.size();
     r.logit_argmax = argmax_smaller_id(scores);
@@ -125,8 +125,47 @@ void measure_neighbours(BasicTable<Scalar>& table, const ReportInputs& in, Repor
     table.row(r.stretch_target) = saved;
 }
 
-template <class Scalar>
-void measure_scaling(const BasicTable<Scalar>& table, const ReportInputs& in, ReportResult& r) {
+// The first k of scores (every other token's, by id) in the library's ranking order: a higher score first, NaN
+// below every number, the smaller id on a tie.
+std::vector<Neighbour> best_of(std::vector<Neighbour> scores, Index k) {
+    const auto ranks_before = [](const Neighbour& a, const Neighbour& b) {
+        const bool a_nan = std::isnan(a.score);
+        const bool b_nan = std::isnan(b.score);
+        if (a_nan != b_nan) return b_nan;
+        if (!a_nan && a.score != b.score) return a.score > b.score;
+        return a.id < b.id;
+    };
+    const auto keep = static_cast<std::ptrdiff_t>(std::min<Index>(k, static_cast<Index>(scores.size())));
+    std::partial_sort(scores.begin(), scores.begin() + keep, scores.end(), ranks_before);
+    scores.resize(static_cast<std::size_t>(keep));
+    return scores;
+}
+
+// A quantised table's row cannot be stretched in place, and the table is not widened to make room. The stretch
+// changes one row, never the probe's, so it changes one score of each kind: the stretched row is made as the
+// widened float32 table's would be (rounded once to float32), scored against the probe's row by the library in a
+// table of the two, and put in place of the target's score before; the rankings after are those scores ranked.
+void measure_neighbours(const QuantisedTable& table, const ReportInputs& in, ReportResult& r) {
+    r.cos_neighbors = rank_neighbours(table, in.probe, in.k, Score::cosine);
+    r.dot_neighbors = rank_neighbours(table, in.probe, in.k, Score::dot);
+    r.neighbors_differ = !same_ids(r.cos_neighbors, r.dot_neighbors);
+    r.stretch_target = r.cos_neighbors[static_cast<std::size_t>(in.pick)].id;
+    const ProbeScores before = score_every_token(table, in.probe);
+    TableF32 probe_and_stretched = lookup(table, std::vector<Index>{in.probe, r.stretch_target});
+    probe_and_stretched.row(1) = stored_as<float>(widened(TableF32(probe_and_stretched.row(1))) * in.stretch_factor);
+    ProbeScores after = before;
+    const auto target = std::find_if(before.cosine.begin(), before.cosine.end(),
+                                     [&](const Neighbour& n) { return n.id == r.stretch_target; }) -
+                        before.cosine.begin();
+    after.cosine[static_cast<std::size_t>(target)].score = rank_neighbours(probe_and_stretched, 0, 1, Score::cosine)[0].score;
+    after.dot[static_cast<std::size_t>(target)].score = rank_neighbours(probe_and_stretched, 0, 1, Score::dot)[0].score;
+    r.cos_after_stretch = best_of(after.cosine, in.k);
+    r.dot_after_stretch = best_of(after.dot, in.k);
+    r.points = points_of(before, after);
+}
+
+template <class Source>
+void measure_scaling(const Source& table, const ReportInputs& in, ReportResult& r) {
     constexpr double tolerance = 1e-12;  // "the same to 1e-12" (SPECIFICATION.md, Report keys)
     const Index neighbour = r.cos_neighbors.front().id;
     const std::vector<Index> pair{in.probe, neighbour};
@@ -165,8 +204,11 @@ ReportResult measure(const ReportInputs& inputs) {
     return measure(make_table(inputs.vocab, inputs.dim, inputs.seed), inputs);
 }
 
-template <class Scalar>
-ReportResult measure(BasicTable<Scalar> table, const ReportInputs& inputs) {
+namespace {
+
+// Every measure on table (V, d), a stored table (stretched in place and put back) or a quantised one.
+template <class Source>
+ReportResult measure_table(Source& table, const ReportInputs& inputs) {
     validate(inputs);
     if (table.rows() != inputs.vocab || table.cols() != inputs.dim) {
         throw std::invalid_argument("the table is (" + std::to_string(table.rows()) + ", " +
@@ -186,6 +228,15 @@ ReportResult measure(BasicTable<Scalar> table, const ReportInputs& inputs) {
     measure_scaling(table, inputs, r);
     return r;
 }
+
+}  // namespace
+
+template <class Scalar>
+ReportResult measure(BasicTable<Scalar> table, const ReportInputs& inputs) {
+    return measure_table(table, inputs);
+}
+
+ReportResult measure(const QuantisedTable& table, const ReportInputs& inputs) { return measure_table(table, inputs); }
 
 template ReportResult measure<double>(Table, const ReportInputs&);
 template ReportResult measure<float>(TableF32, const ReportInputs&);

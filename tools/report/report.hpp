@@ -23,7 +23,8 @@ inline constexpr Index GROWTH = 2;
 
 /// Where a loaded table came from: the file as the user named it, the tensor the loader read ("" for a .npy)
 /// and the precision it was read and analysed in, as element_type_name spells it ("f64", "f32" or "bf16": the
-/// file's own, never wider than it needs; see embed::load_stored_table and embed::element_type).
+/// file's own, never wider than it needs; see embed::load_stored_table and embed::element_type), or a GGUF
+/// quantised type's ("q4_k", ...) for a table analysed in its blocks (embed::open_table).
 struct TableSource {
     std::string file;
     std::string tensor;
@@ -117,6 +118,11 @@ ReportResult measure(const ReportInputs& inputs);
 /// bit those of the widened table. Takes the table by value: one row is stretched in place and put back.
 template <class Scalar>
 ReportResult measure(BasicTable<Scalar> table, const ReportInputs& inputs);
+
+/// Runs the library on a quantised table (V, d) as embed::open_table gives it, never widened (its blocks and
+/// O(V + d) besides): every value is, bit for bit, the one measure() gives on its widened float32 table. The
+/// stretch is measured without a copy of the table (see report.cpp). Shape checked as above.
+ReportResult measure(const QuantisedTable& table, const ReportInputs& inputs);
 
 /// The ids of a ranked list, in order.
 std::vector<Index> ids_of(const std::vector<Neighbour>& ranked);

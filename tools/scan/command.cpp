@@ -1,9 +1,11 @@
 #include "command.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <variant>
 
 #include <embed/scan.hpp>
@@ -64,8 +66,23 @@ const Flag& flag(std::string_view name) {
     return *std::find_if(arguments.begin(), arguments.end(), [name](const Flag& f) { return f.name == name; });
 }
 
-Index rows_of(const StoredTable& table) {
-    return std::visit([](const auto& t) { return static_cast<Index>(t.rows()); }, table);
+Index rows_of(const OpenedTable& table) {
+    return std::visit([](const auto& t) { return static_cast<Index>(t.rows()); }, table.table);
+}
+
+bool quantised(const OpenedTable& table) { return std::holds_alternative<QuantisedTable>(table.table); }
+
+// An opened table that is not quantised, as load_stored_table holds it (moved, not copied).
+StoredTable stored(OpenedTable&& table) {
+    return std::visit(
+        [](auto&& values) -> StoredTable {
+            if constexpr (std::is_same_v<std::decay_t<decltype(values)>, QuantisedTable>) {
+                throw std::logic_error("embed_scan: a quantised table has no stored form");
+            } else {
+                return std::move(values);
+            }
+        },
+        std::move(table.table));
 }
 
 // The name of the output tensor to scan beside the input, or "" when the input serves as both.
@@ -76,41 +93,16 @@ std::string output_tensor_of(const ScanCommand& command, const tools::TableSpec&
     return tying && !tying->tied ? tying->output : "";
 }
 
-// Both tables in one stored type: their own when they agree, else both widened (exactly) to the
-// narrowest type that holds both, float32 unless either is float64.
-ScanInputs load_tables(const ScanCommand& command, const tools::TableSpec& spec) {
-    ScanInputs inputs;
-    const std::string input_name = tools::loaded_as_argument(kTable, command.table, [&] { return chosen_tensor(spec.file, spec.tensor); });
-    const std::string output_name = output_tensor_of(command, spec, input_name);
-    StoredTable input = tools::loaded_as_argument(kTable, command.table, [&] { return load_stored_table(spec.file, input_name); });
-    inputs.source = {spec.file, input_name, output_name.empty() ? input_name : output_name,
-                     std::string(element_type_name(element_type(input))), output_name.empty()};
-    if (output_name.empty()) {
-        std::visit([&](auto& table) { inputs.tables = TablePair<typename std::decay_t<decltype(table)>::Scalar>{
-                                          std::move(table), std::nullopt}; },
-                   input);
-        return inputs;
-    }
-    const std::string shown = command.output_tensor ? *command.output_tensor : output_name;
-    StoredTable output =
-        tools::loaded_as_argument(kOutputTensor, shown, [&] { return load_stored_table(spec.file, output_name); });
-    if (rows_of(output) != rows_of(input)) {
-        refuse(named(kOutputTensor, shown) + " has " + std::to_string(rows_of(output)) + " rows and the input '" +
-               input_name + "' " + std::to_string(rows_of(input)) + ": a scan compares row by row" +
-               allowed_note(kOutputTensor));
-    }
+// The tables of a stored pair in one stored type: their own when they agree, else both widened (exactly) to
+// the narrowest type that holds both, float32 unless either is float64.
+void store_pair(ScanInputs& inputs, StoredTable input, StoredTable output, const std::function<StoredTable(bool, ElementType)>& reload) {
     const ElementType input_type = element_type(input);
     const ElementType output_type = element_type(output);
     if (input_type != output_type) {
-        if (input_type == ElementType::f64 || output_type == ElementType::f64) {
-            input = tools::loaded_as_argument(kTable, command.table, [&] { return load_table(spec.file, input_name); });
-            output = tools::loaded_as_argument(kOutputTensor, shown, [&] { return load_table(spec.file, output_name); });
-        } else {
-            input = tools::loaded_as_argument(kTable, command.table,
-                                              [&] { return load_table_f32(spec.file, input_name); });
-            output = tools::loaded_as_argument(kOutputTensor, shown,
-                                               [&] { return load_table_f32(spec.file, output_name); });
-        }
+        const ElementType common =
+            input_type == ElementType::f64 || output_type == ElementType::f64 ? ElementType::f64 : ElementType::f32;
+        input = reload(true, common);
+        output = reload(false, common);
     }
     inputs.source.precision = std::string(element_type_name(element_type(input)));
     std::visit(
@@ -119,6 +111,63 @@ ScanInputs load_tables(const ScanCommand& command, const tools::TableSpec& spec)
             inputs.tables = TablePair<typename Table::Scalar>{std::move(in), std::move(std::get<Table>(output))};
         },
         input);
+}
+
+// Both tables opened with open_table: quantised ones (of one type or two) stay in their blocks and are scanned
+// there; stored ones in one stored type, as store_pair says; a quantised table beside a stored one is widened
+// with it to float32 (float64 when the stored one is), the one case a scan reads a quantised table widened.
+ScanInputs load_tables(const ScanCommand& command, const tools::TableSpec& spec) {
+    ScanInputs inputs;
+    const std::string input_name = tools::loaded_as_argument(kTable, command.table, [&] { return chosen_tensor(spec.file, spec.tensor); });
+    const std::string output_name = output_tensor_of(command, spec, input_name);
+    OpenedTable input = tools::loaded_as_argument(kTable, command.table, [&] { return open_table(spec.file, input_name); });
+    inputs.source = {spec.file, input_name, output_name.empty() ? input_name : output_name,
+                     tools::analysed_precision(input), output_name.empty()};
+    if (output_name.empty()) {
+        if (quantised(input)) {
+            inputs.tables = QuantisedPair{std::get<QuantisedTable>(std::move(input.table)), std::nullopt};
+            return inputs;
+        }
+        StoredTable table = stored(std::move(input));
+        std::visit([&](auto& values) { inputs.tables = TablePair<typename std::decay_t<decltype(values)>::Scalar>{
+                                           std::move(values), std::nullopt}; },
+                   table);
+        return inputs;
+    }
+    const std::string shown = command.output_tensor ? *command.output_tensor : output_name;
+    OpenedTable output =
+        tools::loaded_as_argument(kOutputTensor, shown, [&] { return open_table(spec.file, output_name); });
+    if (rows_of(output) != rows_of(input)) {
+        refuse(named(kOutputTensor, shown) + " has " + std::to_string(rows_of(output)) + " rows and the input '" +
+               input_name + "' " + std::to_string(rows_of(input)) + ": a scan compares row by row" +
+               allowed_note(kOutputTensor));
+    }
+    if (quantised(input) && quantised(output)) {
+        const std::string output_precision = tools::analysed_precision(output);
+        if (output_precision != inputs.source.precision) inputs.source.precision += "/" + output_precision;
+        inputs.tables = QuantisedPair{std::get<QuantisedTable>(std::move(input.table)),
+                                      std::get<QuantisedTable>(std::move(output.table))};
+        return inputs;
+    }
+    const auto reload = [&](bool is_input, ElementType type) -> StoredTable {
+        const std::string& name = is_input ? input_name : output_name;
+        const auto read = [&]() -> StoredTable {
+            if (type == ElementType::f64) return load_table(spec.file, name);
+            return load_table_f32(spec.file, name);
+        };
+        return is_input ? tools::loaded_as_argument(kTable, command.table, read)
+                        : tools::loaded_as_argument(kOutputTensor, shown, read);
+    };
+    if (quantised(input) || quantised(output)) {
+        // The stored one's type decides: float64 stays float64, anything else meets the quantised one in float32.
+        const ElementType stored_type = quantised(input) ? output.type : input.type;
+        const ElementType common = stored_type == ElementType::f64 ? ElementType::f64 : ElementType::f32;
+        input = OpenedTable{};
+        output = OpenedTable{};
+        store_pair(inputs, reload(true, common), reload(false, common), reload);
+        return inputs;
+    }
+    store_pair(inputs, stored(std::move(input)), stored(std::move(output)), reload);
     return inputs;
 }
 

@@ -53,7 +53,9 @@ struct ScanSource {
     std::string file;
     std::string input_tensor;   // "" for a .npy
     std::string output_tensor;  // the input's name again when the model is tied (one table scanned)
-    std::string precision;      // "f64", "f32" or "bf16" (element_type_name): what both tables were read as
+    std::string precision;      // "f64", "f32" or "bf16" (element_type_name): what both tables were read as; for
+                                // tables scanned in their blocks their quantised type ("q4_k"), or both types
+                                // when they differ ("q4_k/q6_k")
     bool tied = true;           // one table serves as input and output
 };
 
@@ -64,9 +66,16 @@ struct TablePair {
     std::optional<BasicTable<Scalar>> output;
 };
 
+/// The input (V, d) and output (V, d') tables quantised, of one type or two, kept in their blocks; output empty
+/// when tied.
+struct QuantisedPair {
+    QuantisedTable input;
+    std::optional<QuantisedTable> output;
+};
+
 /// Everything a run reads: the tables, their source, the token names and the reference ids.
 struct ScanInputs {
-    std::variant<TablePair<double>, TablePair<float>, TablePair<Eigen::bfloat16>> tables;
+    std::variant<TablePair<double>, TablePair<float>, TablePair<Eigen::bfloat16>, QuantisedPair> tables;
     ScanSource source;
     std::optional<Vocabulary> vocabulary;
     std::vector<Index> reference_ids;  // ascending, each once
@@ -74,7 +83,9 @@ struct ScanInputs {
 };
 
 /// Loads the table(s) command names (the output tensor: --output-tensor, else the one check_tying names for
-/// an untied file, else the input itself), the token names and the reference ids (--reference-ids, else the
+/// an untied file, else the input itself) with open_table: quantised tables stay in their blocks (both
+/// quantised, or the input tied), stored ones in one stored type, a quantised one beside a stored one widened
+/// with it to float32 (float64 beside float64); the token names and the reference ids (--reference-ids, else the
 /// vocabulary's unused_ids, else none). A file the loaders refuse, row counts that differ, or an id outside
 /// [0, V) throws invalid_argument naming the flag and the value.
 ScanInputs load_scan_inputs(const ScanCommand& command);

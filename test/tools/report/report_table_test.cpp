@@ -78,8 +78,9 @@ std::vector<std::string> keys_in_file_order(const std::string& json_text) {
 
 // Runs the report on the table the command names, in the precision it was loaded in, the way the tool does.
 embed::report::ReportResult measure_loaded(Command& command) {
-    embed::StoredTable loaded = embed::report::load_command_table(command);
-    return std::visit([&](auto& table) { return embed::report::measure(std::move(table), command.inputs); }, loaded);
+    embed::OpenedTable loaded = embed::report::load_command_table(command);
+    return std::visit([&](auto& table) { return embed::report::measure(std::move(table), command.inputs); },
+                      loaded.table);
 }
 
 std::string report_json(Command& command) { return embed::report::render_json(measure_loaded(command)); }
@@ -171,7 +172,7 @@ TEST(ReportTable, AFloat32OrBfloat16TableIsAnalysedInItsOwnPrecision) {
         const std::string file = dir / (std::string(dtype) + ".safetensors");
         write_narrow_safetensors(file, t, dtype);
         Command command = parse({"--table", file, "--probe=5", "--k", "6", "--pick", "2"});
-        EXPECT_EQ(embed::report::load_command_table(command).index(), static_cast<std::size_t>(index)) << dtype;
+        EXPECT_EQ(embed::report::load_command_table(command).table.index(), static_cast<std::size_t>(index)) << dtype;
         const std::string text = report_json(command);
         const json j = json::parse(text);
         EXPECT_EQ(j.at("source"), json({{"file", file}, {"tensor", "wte"}, {"precision", precision}})) << dtype;
