@@ -256,6 +256,8 @@ TEST(CompareNeighbourScreen, TablesTheBoundDoesNotCoverTakeTheDoublePath) {
     options.k = 5;
     const TableComparison with_nan = embed::compare_tables(table, table, options);
     for (Index q = 0; q < with_nan.neighbour_overlap.size(); ++q) EXPECT_EQ(with_nan.neighbour_overlap[q], 1.0);
+}
+
 // A table quantised into a .gguf by save_table and opened two ways: in its blocks (open_table) and as the
 // float32 table of ggml's dequantisation (load_table_f32).
 struct Opened {
