@@ -1,5 +1,9 @@
 #include "kernels/quantised_kernels.hpp"
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include <cstring>
 
 #include "kernels/base.hpp"
@@ -33,16 +37,43 @@ struct WholeLanes {
         return Acc{widen(p[0]), widen(p[1]), widen(p[2]), widen(p[3]),
                    widen(p[4]), widen(p[5]), widen(p[6]), widen(p[7])};
     }
+    // Values 8h to 8h + 7 of a decoded chunk, widened: one vcvtps2pd of a 32-byte half. Written with the
+    // intrinsics where this is compiled for AVX-512: from the elements, GCC converted four at a time and
+    // put the halves together. Not always_inline, for the reason bf16_as_floats (narrow_kernels.cpp) gives;
+    // inlined once its callers are inlined into the AVX-512 loop.
+#if defined(__x86_64__) && (EMBED_MULTIVERSIONED || defined(__AVX512F__))
+    EMBED_TARGET_AVX512 static Acc values(const Floats16& v, int h) {
+        const __m256 half = h == 0 ? __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7)
+                                   : __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
+        // The zero-masked form with every lane kept: the same conversion, and GCC 12 finds no undefined
+        // register in it to warn about (_mm512_cvtps_pd's).
+        return _mm512_maskz_cvtps_pd(0xFF, half);
+    }
+#else
+    [[gnu::always_inline]] static Acc values(const Floats16& v, int h) {
+        const int f = 8 * h;
+        return Acc{widen(v[f]),     widen(v[f + 1]), widen(v[f + 2]), widen(v[f + 3]),
+                   widen(v[f + 4]), widen(v[f + 5]), widen(v[f + 6]), widen(v[f + 7])};
+    }
+#endif
     [[gnu::always_inline]] static void add(Acc& acc, const Acc& a, const Acc& b) { acc += a * b; }
     [[gnu::always_inline]] static double sum(const Acc& acc) {
         return sum_pair({__builtin_shufflevector(acc, acc, 0, 1, 2, 3), __builtin_shufflevector(acc, acc, 4, 5, 6, 7)});
     }
 };
 
+// Values first to first + 3 of a decoded chunk, widened value by value.
+[[gnu::always_inline]] inline Quad widen_quad(const Floats16& v, int first) {
+    return Quad{widen(v[first]), widen(v[first + 1]), widen(v[first + 2]), widen(v[first + 3])};
+}
+
 struct TwoHalves {
     using Acc = LanePair;
     [[gnu::always_inline]] static Acc x(const double* p) { return load_pair(p); }
     [[gnu::always_inline]] static Acc values(const float* p) { return {load_widened_quad(p), load_widened_quad(p + 4)}; }
+    [[gnu::always_inline]] static Acc values(const Floats16& v, int h) {
+        return {widen_quad(v, 8 * h), widen_quad(v, 8 * h + 4)};
+    }
     [[gnu::always_inline]] static void add(Acc& acc, const Acc& a, const Acc& b) { add_products(acc, a, b); }
     [[gnu::always_inline]] static double sum(const Acc& acc) { return sum_pair(acc); }
 };
@@ -77,6 +108,46 @@ template <class Kind, bool kSquares, Index R, ElementType T>
     }
 }
 
+// row_group for the types with a chunk decoder (QuantChunks, block_decoders.hpp): the same products in the
+// same order, each chunk of sixteen values decoded in a vector register and widened from there.
+template <class Kind, bool kSquares, Index R, ElementType T>
+[[gnu::always_inline]] inline void row_group_in_registers(const unsigned char* rows, Index row_bytes, Index dim,
+                                                          const double* x, double* out, double* squares_out) {
+    using Block = QuantBlock<T>;
+    using Acc = typename Kind::Acc;
+    Acc dot[R] = {};
+    Acc squares[R] = {};
+    for (Index first = 0, at = 0; first < dim; first += Block::kValues, at += Block::kBytes) {
+        const unsigned char* block[R];
+        for (Index q = 0; q < R; ++q) block[q] = rows + q * row_bytes + at;
+        // Each row's scales, worked out once per block.
+        QuantChunks<T> chunks[R];
+        for (Index q = 0; q < R; ++q) chunks[q] = QuantChunks<T>(block[q]);
+        // Unrolled, so that each chunk's offsets, nibble and shifts are constants.
+#pragma GCC unroll 16
+        for (Index c = 0; c < Block::kValues / 16; ++c) {
+            Floats16 v[R];
+            for (Index q = 0; q < R; ++q) v[q] = chunks[q].chunk(block[q], c);
+            for (int h = 0; h < 2; ++h) {
+                const Acc xv = Kind::x(x + first + 16 * c + 8 * h);
+                for (Index q = 0; q < R; ++q) {
+                    const Acc values = Kind::values(v[q], h);
+                    Kind::add(dot[q], values, xv);
+                    if constexpr (kSquares) Kind::add(squares[q], values, values);
+                }
+            }
+        }
+    }
+    for (Index q = 0; q < R; ++q) {
+        out[q] = Kind::sum(dot[q]);
+        if constexpr (kSquares) squares_out[q] = Kind::sum(squares[q]);
+    }
+}
+
+/// The types decoded in registers.
+template <ElementType T>
+constexpr bool kInRegisters = T == ElementType::q8_0 || T == ElementType::q4_k || T == ElementType::q6_k;
+
 /// Rows read side by side.
 constexpr Index kRowsPerStep = 4;
 
@@ -92,9 +163,20 @@ template <class Kind, bool kSquares, ElementType T>
     };
     Index t = 0;
     for (; t + kRowsPerStep <= count; t += kRowsPerStep) {
-        row_group<Kind, kSquares, kRowsPerStep, T>(r + t * row_bytes, row_bytes, dim, x, out + t, squares_at(t));
+        if constexpr (kInRegisters<T>) {
+            row_group_in_registers<Kind, kSquares, kRowsPerStep, T>(r + t * row_bytes, row_bytes, dim, x, out + t,
+                                                                    squares_at(t));
+        } else {
+            row_group<Kind, kSquares, kRowsPerStep, T>(r + t * row_bytes, row_bytes, dim, x, out + t, squares_at(t));
+        }
     }
-    for (; t < count; ++t) row_group<Kind, kSquares, 1, T>(r + t * row_bytes, row_bytes, dim, x, out + t, squares_at(t));
+    for (; t < count; ++t) {
+        if constexpr (kInRegisters<T>) {
+            row_group_in_registers<Kind, kSquares, 1, T>(r + t * row_bytes, row_bytes, dim, x, out + t, squares_at(t));
+        } else {
+            row_group<Kind, kSquares, 1, T>(r + t * row_bytes, row_bytes, dim, x, out + t, squares_at(t));
+        }
+    }
 }
 
 template <class Kind, bool kSquares>
