@@ -39,15 +39,22 @@ struct WholeLanes {
     }
     // Values 8h to 8h + 7 of a decoded chunk, widened: one vcvtps2pd of a 32-byte half. Written with the
     // intrinsics where this is compiled for AVX-512: from the elements, GCC converted four at a time and
-    // put the halves together. Not always_inline, for the reason bf16_as_floats (narrow_kernels.cpp) gives;
-    // inlined once its callers are inlined into the AVX-512 loop.
+    // put the halves together. widen_into is not always_inline, for the reason bf16_as_floats
+    // (narrow_kernels.cpp) gives, and its result goes out through a reference, since Clang will not return
+    // a 64-byte vector from it to callers built for less; inlined once its callers are inlined into the
+    // AVX-512 loop, where the result stays in a register.
 #if defined(__x86_64__) && (EMBED_MULTIVERSIONED || defined(__AVX512F__))
-    EMBED_TARGET_AVX512 static Acc values(const Floats16& v, int h) {
+    EMBED_TARGET_AVX512 static void widen_into(const Floats16& v, int h, Acc& out) {
         const __m256 half = h == 0 ? __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7)
                                    : __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
         // The zero-masked form with every lane kept: the same conversion, and GCC 12 finds no undefined
         // register in it to warn about (_mm512_cvtps_pd's).
-        return _mm512_maskz_cvtps_pd(0xFF, half);
+        out = _mm512_maskz_cvtps_pd(0xFF, half);
+    }
+    [[gnu::always_inline]] static Acc values(const Floats16& v, int h) {
+        Acc out;
+        widen_into(v, h, out);
+        return out;
     }
 #else
     [[gnu::always_inline]] static Acc values(const Floats16& v, int h) {
