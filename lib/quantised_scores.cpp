@@ -1,6 +1,8 @@
-// The quantised table's row gather and scores. Rows are dequantised a few at a time into a small float32
-// buffer per piece of work and scored there by the float32 tables' row kernels: their sums are dot_kernel's
-// on the widened values, so each score is the widened double table's, bit for bit.
+// The quantised table's row gather and scores. logits reads the blocks with the quantised row loops
+// (kernels/quantised_kernels.hpp), which decode each block in L1 and feed its values straight to the dot
+// products; batched logits dequantises rows a few at a time into a float32 buffer per piece of work and
+// scores them there with the float32 GEMM. Either way the sums are dot_kernel's on the widened values, so
+// each score is the widened double table's, bit for bit.
 
 #include <algorithm>
 #include <cmath>
@@ -12,15 +14,12 @@
 #include "embed/quantised_table.hpp"
 #include "floating_point/float_mode.hpp"
 #include "kernels/narrow_kernels.hpp"
+#include "kernels/quantised_kernels.hpp"
 #include "kernels/quantised_rows.hpp"
 #include "threads/parallel.hpp"
 
 namespace embed {
 namespace {
-
-/// Values of one buffer of single-vector scoring: 32 KiB of float32, the size of a core's L1 data cache, so
-/// a row decoded there is still in it when the dot product reads it.
-constexpr Index kScoreBufferValues = 8192;
 
 /// Values of one buffer of batched scoring: 256 KiB, in L2. Each decoded row meets every hidden row, so the
 /// GEMM wants many table rows at once more than it wants them in L1.
@@ -66,18 +65,11 @@ void logits_into(const QuantisedTable& table, Eigen::Ref<const Vector> hidden, E
     detail::require_same_length(hidden.size(), table.cols(), "hidden vector (must equal the table's width d)");
     detail::require_same_length(out.size(), table.rows(), "logits output (must equal the vocabulary V)");
     const Index dim = table.cols();
-    const detail::Pieces pieces = detail::pieces_of(table.rows(), dim);
-    const Index group = detail::rows_per_buffer(dim, kScoreBufferValues, pieces.size);
-    PieceBuffers buffers(pieces.count, group * dim);
     const double* h = hidden.data();
     double* scores = out.data();
-    detail::parallel_for_pieces(pieces, dim, [&](Index p, Index begin, Index end) {
-        float* rows = buffers.of(p);
-        for (Index first = begin; first < end; first += group) {
-            const Index count = std::min(group, end - first);
-            decode_rows(table, first, count, rows);
-            detail::dot_rows(rows, count, dim, h, scores + first, false);  // in L1: nothing to ask for ahead
-        }
+    detail::parallel_for(table.rows(), dim, [&](Index begin, Index end) {
+        detail::dot_quantised_rows(table.type(), table.data() + begin * table.row_bytes(), end - begin, dim, h,
+                                   scores + begin);
     });
 }
 

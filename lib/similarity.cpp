@@ -15,7 +15,7 @@
 #include "kernels/row_kernels.hpp"
 #include "kernels/narrow_kernels.hpp"
 #include "kernels/narrow_values.hpp"
-#include "kernels/quantised_rows.hpp"
+#include "kernels/quantised_kernels.hpp"
 #include "threads/parallel.hpp"
 #include "stored_tables.hpp"
 #include "kernels/streaming.hpp"
@@ -98,7 +98,7 @@ constexpr Index kBlockRows = 256;
 
 template <class Scalar>
 void select_in_range(BasicTableView<Scalar> table, Index token_id, const double* query, Score score,
-                     double query_norm, Index begin, Index end, TopK& best, float*) {
+                     double query_norm, Index begin, Index end, TopK& best) {
     const Index dim = table.cols();
     // A table that stays in the caches is read without asking for lines ahead: they are there already.
     const bool prefetch = detail::streams_from_memory(table.size() * Index{sizeof(Scalar)});
@@ -119,35 +119,21 @@ void select_in_range(BasicTableView<Scalar> table, Index token_id, const double*
     }
 }
 
-// Values of float32 scratch each piece of `rows` rows of a quantised table decodes its rows into: as many
-// whole rows as fill 32 KiB (a core's L1 data cache), so the kernels read them from there; at least one.
-Index quantised_group(const QuantisedTable& table, Index rows) {
-    return detail::rows_per_buffer(table.cols(), 8192, std::min(rows, kBlockRows));
-}
-
-// The scratch a piece of `rows` rows needs: none for a stored table, whose rows are scored where they are.
-template <class Scalar>
-Index scratch_values(BasicTableView<Scalar>, Index) {
-    return 0;
-}
-Index scratch_values(const QuantisedTable& table, Index rows) { return quantised_group(table, rows) * table.cols(); }
-
-// select_in_range for a quantised table: a group of rows at a time dequantised into scratch and scored there
-// by the float32 kernels, whose scores are the widened table's.
+// select_in_range for a quantised table: the quantised row loops score its blocks as stored, each value
+// dequantised and widened, so the scores are the widened table's.
 void select_in_range(const QuantisedTable& table, Index token_id, const double* query, Score score,
-                     double query_norm, Index begin, Index end, TopK& best, float* scratch) {
+                     double query_norm, Index begin, Index end, TopK& best) {
     const Index dim = table.cols();
-    const Index group = quantised_group(table, end - begin);
     double dots[kBlockRows];
     double squares[kBlockRows];
-    for (Index block = begin; block < end; block += group) {
-        const Index count = std::min(group, end - block);
-        detail::dequantise_values(table.type(), table.data() + block * table.row_bytes(), count * dim, scratch);
+    for (Index block = begin; block < end; block += kBlockRows) {
+        const Index count = std::min(kBlockRows, end - block);
+        const std::byte* rows = table.data() + block * table.row_bytes();
         if (score == Score::cosine) {
-            detail::dot_and_square_rows(scratch, count, dim, query, dots, squares, false);
+            detail::dot_and_square_quantised_rows(table.type(), rows, count, dim, query, dots, squares);
             cosines_from_parts(dots, squares, count, query_norm);
         } else {
-            detail::dot_rows(scratch, count, dim, query, dots, false);
+            detail::dot_quantised_rows(table.type(), rows, count, dim, query, dots);
         }
         for (Index j = 0; j < count; ++j) {
             if (block + j != token_id) best.offer({block + j, dots[j]});
@@ -197,12 +183,8 @@ std::vector<Neighbour> ranked(const Source& table, Index token_id, Index k, Scor
     std::vector<TopK> partial;
     partial.reserve(static_cast<std::size_t>(pieces.count));
     for (Index p = 0; p < pieces.count; ++p) partial.emplace_back(keep, static_cast<std::size_t>(pieces.size));
-    // Allocated here, since the pieces must not throw.
-    const Index scratch_each = scratch_values(table, pieces.size);
-    std::vector<float> scratch(static_cast<std::size_t>(pieces.count * scratch_each));
     detail::parallel_for_pieces(pieces, dim, [&](Index p, Index begin, Index end) {
-        select_in_range(table, token_id, query, score, query_norm, begin, end, partial[static_cast<std::size_t>(p)],
-                        scratch.data() + p * scratch_each);
+        select_in_range(table, token_id, query, score, query_norm, begin, end, partial[static_cast<std::size_t>(p)]);
     });
     std::vector<Neighbour> merged = std::move(partial.front().items());
     for (std::size_t w = 1; w < partial.size(); ++w) {

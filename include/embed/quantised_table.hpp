@@ -1,10 +1,11 @@
 #pragma once
 // A GGUF table kept in ggml's blocks as the file stores them (Q4_0 ... Q6_K), never dequantised whole:
-// a Q4_K table holds 4.5 bits a value, a seventh of float32. The operations below dequantise a few rows at
-// a time into a small float32 buffer, each value exactly as ggml's reference dequantisation computes it
-// (the values load_table_f32 gives), and score those rows with the float32 tables' kernels. So every
-// result equals, bit for bit, the same operation on the table load_table reads from the same file (the
-// values widened to double), NaN where NaN, at any thread count.
+// a Q4_K table holds 4.5 bits a value, a seventh of float32. The operations below decode the blocks as they
+// score them (logits and the neighbour searches block by block inside their row loops, batched logits a few
+// rows at a time into a small float32 buffer), each value exactly as ggml's reference dequantisation
+// computes it (the values load_table_f32 gives), widened to double and summed in the double table's order.
+// So every result equals, bit for bit, the same operation on the table load_table reads from the same file
+// (the values widened to double), NaN where NaN, at any thread count.
 
 #include <concepts>
 #include <cstddef>
