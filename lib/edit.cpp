@@ -10,7 +10,7 @@
 #include "checks.hpp"
 #include "edit_rows.hpp"
 #include "embed/python_random.hpp"
-#include "kernels/narrow_values.hpp"
+#include "floating_point/narrow_values.hpp"
 #include "stored_tables.hpp"
 #include "floating_point/float_mode.hpp"
 #include "threads/parallel.hpp"

@@ -6,7 +6,7 @@
 
 #include "floating_point/float_mode.hpp"
 #include "kernels/narrow_kernels.hpp"
-#include "kernels/narrow_values.hpp"
+#include "floating_point/narrow_values.hpp"
 #include "threads/parallel.hpp"
 #include "stored_tables.hpp"
 

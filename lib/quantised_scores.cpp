@@ -21,8 +21,8 @@
 namespace embed {
 namespace {
 
-/// Values of one buffer of batched scoring: 256 KiB, in L2. Each decoded row meets every hidden row, so the
-/// GEMM wants many table rows at once more than it wants them in L1.
+/// Values of one buffer of batched scoring and of the one-hot products: 256 KiB, in L2. Each decoded row
+/// meets every hidden (or one-hot) row, so the GEMM wants many table rows at once more than it wants them in L1.
 constexpr Index kBatchBufferValues = Index{1} << 16;
 
 /// Rows [first, first + count) of table, already checked, dequantised into out (count * d).
@@ -116,7 +116,7 @@ Table lookup_via_one_hot(const QuantisedTable& table, Ids ids) {
     const Index dim = table.cols();
     Table out = Table::Zero(n, dim);
     const detail::Pieces pieces = detail::pieces_of(n, detail::checked_mul(vocab, dim, "one-hot products"));
-    const Index group = detail::rows_per_buffer(dim, kScoreBufferValues, std::max<Index>(vocab, 1));
+    const Index group = detail::rows_per_buffer(dim, kBatchBufferValues, std::max<Index>(vocab, 1));
     PieceBuffers buffers(pieces.count, group * dim);
     detail::parallel_for_pieces(pieces, vocab * dim, [&](Index p, Index begin, Index end) {
         float* rows = buffers.of(p);

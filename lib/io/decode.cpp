@@ -14,7 +14,7 @@
 #include "floating_point/float_mode.hpp"
 #include "io/dequantise.hpp"
 #include "io/formats.hpp"
-#include "io/half.hpp"
+#include "floating_point/half.hpp"
 #include "io/sizes.hpp"
 #include "threads/parallel.hpp"
 
@@ -82,7 +82,7 @@ Out from_bfloat16_bits(std::uint16_t bits) {
     } else if constexpr (std::is_same_v<Out, float>) {
         return std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
     } else {
-        return bfloat16_to_double(bits);
+        return detail::bfloat16_to_double(bits);
     }
 }
 
@@ -128,7 +128,7 @@ void convert_elements(const TensorEntry& entry, const std::byte* p, std::uint64_
         case ElementType::f16:
             if constexpr (holds_exactly<Out>(ElementType::f16)) {
                 for (std::uint64_t i = 0; i < count; ++i) {
-                    out[i] = exact_from_double<Out>(half_to_double(load_uint<std::uint16_t>(p + 2 * i, big)));
+                    out[i] = exact_from_double<Out>(detail::half_to_double(load_uint<std::uint16_t>(p + 2 * i, big)));
                 }
             }
             break;

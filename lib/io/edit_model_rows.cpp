@@ -15,7 +15,7 @@
 #include "embed/scan.hpp"
 #include "floating_point/float_mode.hpp"
 #include "io/file_output.hpp"
-#include "kernels/narrow_values.hpp"
+#include "floating_point/narrow_values.hpp"
 
 namespace embed::io {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "io/half.hpp"
+#include "floating_point/half.hpp"
 #include "io/quantise.hpp"
-#include "kernels/narrow_values.hpp"
+#include "floating_point/narrow_values.hpp"
 #include "floating_point/float_mode.hpp"
 #include "threads/parallel.hpp"
 
@@ -84,13 +84,13 @@ Problem encode_plain(const Scalar* row, Index d, ElementType type, bool allow_ov
             case ElementType::f16: {
                 const std::uint16_t bits = half_bits(x);
                 put_le(out + 2 * c, bits, 2);
-                stored = half_to_double(bits);
+                stored = detail::half_to_double(bits);
                 break;
             }
             default: {
                 const std::uint16_t bits = bfloat16_bits(x);
                 put_le(out + 2 * c, bits, 2);
-                stored = bfloat16_to_double(bits);
+                stored = detail::bfloat16_to_double(bits);
                 break;
             }
         }

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "embed/precision.hpp"
-#include "io/half.hpp"
+#include "floating_point/half.hpp"
 
 namespace embed::io {
 namespace {
@@ -43,7 +43,7 @@ int nearest_int(float x) {
     return (bits & 0x007FFFFF) - 0x00400000;
 }
 
-float half_float(std::uint16_t bits) { return half_to_float(bits); }
+float half_float(std::uint16_t bits) { return detail::half_to_float(bits); }
 
 void put_half(std::byte* out, std::uint16_t bits) {
     out[0] = static_cast<std::byte>(bits & 0xFF);

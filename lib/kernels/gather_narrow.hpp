@@ -5,7 +5,7 @@
 
 #include "embed/types.hpp"
 #include "kernels/gather.hpp"
-#include "kernels/narrow_values.hpp"
+#include "floating_point/narrow_values.hpp"
 
 namespace embed::detail {
 

@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "kernels/base.hpp"
-#include "kernels/narrow_values.hpp"
+#include "floating_point/narrow_values.hpp"
 #include "kernels/row_loops.hpp"
 
 // Quads are 32-byte vectors passed between always-inlined functions of the

@@ -14,7 +14,7 @@
 #include "kernels/row_kernels.hpp"
 #include "kernels/lane_class_gemm.hpp"
 #include "kernels/multiversion.hpp"
-#include "kernels/narrow_values.hpp"
+#include "floating_point/narrow_values.hpp"
 #include "kernels/one_hot_gemm.hpp"
 #include "kernels/packed_gemm.hpp"
 #include "kernels/row_loops.hpp"

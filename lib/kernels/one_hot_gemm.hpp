@@ -20,7 +20,7 @@
 
 #include "kernels/base.hpp"
 #include "kernels/lane_class_gemm.hpp"
-#include "kernels/narrow_values.hpp"
+#include "floating_point/narrow_values.hpp"
 #include "kernels/row_loops.hpp"
 
 #pragma GCC diagnostic ignored "-Wpsabi"

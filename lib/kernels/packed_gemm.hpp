@@ -31,7 +31,7 @@
 
 #include "kernels/base.hpp"
 #include "kernels/multiversion.hpp"
-#include "kernels/narrow_values.hpp"
+#include "floating_point/narrow_values.hpp"
 #include "kernels/row_loops.hpp"
 
 // Lanes are 64-byte vectors passed between always-inlined functions of the

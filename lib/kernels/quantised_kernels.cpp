@@ -9,7 +9,7 @@
 #include "kernels/base.hpp"
 #include "kernels/block_decoders.hpp"
 #include "kernels/multiversion.hpp"
-#include "kernels/narrow_values.hpp"
+#include "floating_point/narrow_values.hpp"
 #include "kernels/row_kernels.hpp"
 #include "kernels/row_loops.hpp"
 

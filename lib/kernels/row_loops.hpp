@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "kernels/base.hpp"
-#include "kernels/narrow_values.hpp"
+#include "floating_point/narrow_values.hpp"
 #include "kernels/streaming.hpp"
 
 // The lane halves are 32-byte vectors passed between always-inlined functions

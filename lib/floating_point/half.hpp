@@ -5,7 +5,7 @@
 #include <bit>
 #include <cstdint>
 
-namespace embed::io {
+namespace embed::detail {
 
 /// IEEE 754 binary16 (sign, 5 exponent bits, 10 fraction bits) as the equal double; NaN payloads kept.
 inline double half_to_double(std::uint16_t bits) {
@@ -50,4 +50,4 @@ inline double bfloat16_to_double(std::uint16_t bits) {
     return static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16));
 }
 
-}  // namespace embed::io
+}  // namespace embed::detail
