@@ -7,7 +7,7 @@
 
 namespace embed::compare_tool {
 
-SideScan scan_side(const StoredTable& table, const std::optional<Vocabulary>& vocabulary) {
+SideScan scan_side(const OpenedTable& table, const std::optional<Vocabulary>& vocabulary) {
     return std::visit(
         [&](const auto& t) {
             ScanOptions options;
@@ -23,7 +23,7 @@ SideScan scan_side(const StoredTable& table, const std::optional<Vocabulary>& vo
             side.candidates = std::move(scan.candidates);
             return side;
         },
-        table);
+        table.table);
 }
 
 }  // namespace embed::compare_tool

@@ -25,8 +25,8 @@ struct SideScan {
     std::vector<Index> candidates; // (n) ids of the side's table, by (indicator, id)
 };
 
-/// table (V, d) scanned as a tied model with vocabulary's default reference rows (tools::default_reference_ids);
+/// table (V, d; a quantised one in its blocks) scanned as a tied model with vocabulary's default reference rows (tools::default_reference_ids);
 /// any V and d, empty included (the library defines them: no candidates, a NaN threshold).
-SideScan scan_side(const StoredTable& table, const std::optional<Vocabulary>& vocabulary);
+SideScan scan_side(const OpenedTable& table, const std::optional<Vocabulary>& vocabulary);
 
 }  // namespace embed::compare_tool
