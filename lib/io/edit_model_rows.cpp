@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <map>
+#include <new>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -221,8 +222,11 @@ GgufTensor edited_tensor(const io::TensorEntry& entry, const FileSource& source,
                                     " values, not a multiple of " + std::string(element_type_name(written)) +
                                     "'s block of " + std::to_string(block_values(written)));
     }
+    // A byte count past 64 bits is a table no memory holds: the same answer as an allocation that fails.
+    Index tensor_bytes = 0;
+    if (__builtin_mul_overflow(row_bytes(written, d), rows_after, &tensor_bytes)) throw std::bad_alloc();
     GgufTensor tensor{entry.name, {static_cast<std::uint64_t>(d), static_cast<std::uint64_t>(rows_after)},
-                      io::ggml_type_id(written), static_cast<std::uint64_t>(row_bytes(written, d) * rows_after), {}};
+                      io::ggml_type_id(written), static_cast<std::uint64_t>(tensor_bytes), {}};
     const Index appended = std::max<Index>(rows_after - rows, 0);
     if (written == stored && edits.init != RowInit::sampled) {
         // Every new row is one value: a pass over the file per mean, the table never held.
