@@ -23,8 +23,22 @@ Table times_rotation(const Table& rows, const Table& rotation);
 std::vector<Index> top_indices(const double* score, const Index* key, Index n, Index count, Index skip);
 
 /// a is (Va, d), b is (Vb, d), returns the orthogonal R (d, d) minimising ||A_m R - B_m||_F over the pairs
-/// whose two rows are finite (identity when there are none): R = U V^T from the SVD of A_m^T B_m.
+/// whose two rows are finite (identity when there are none): polar_factor(M) of M = A_m^T B_m (= U V^T from
+/// M's SVD when M is nonsingular), M summed chunk after chunk of pairs by the fixed-order logits kernel.
 Table fit_rotation(const AnyTableView& a, const AnyTableView& b, const std::vector<RowPair>& pairs);
+
+/// m is (n, n); returns the orthogonal polar factor R (n, n) of m (m = R H, H symmetric positive
+/// semidefinite; U V^T from m's SVD), every floating-point operation in an order n alone fixes, so the bits
+/// do not depend on the compiler's flags (polar_factor.cpp; test/support/polar_reference.py repeats it in
+/// CPython). X_0 = m 2^-e (largest entry in [0.5, 1)), then Higham's scaled Newton iteration
+/// X' = 0.5 (zeta X + X^-T / zeta), zeta = sqrt(||X^-1||_F / ||X||_F), 1 once a step moves X by at most 1/100
+/// of ||X||_F, the inverse by Gauss-Jordan elimination with partial pivoting; it stops after the step that
+/// moves X by at most 2^-26 (Frobenius), 50 steps at most. When m is singular (a zero pivot) or the
+/// iteration fails (a value not finite, the step cap), it is run again from X_0 + 2^-40 I: R is then the polar
+/// factor of that matrix, a minimiser of ||A R - B|| to about 2^-40 relative on the directions m determines
+/// and leaning to the identity on those it leaves free; if that fails too, R is the identity. An all-zero m
+/// gives the identity, a non-finite entry an all-NaN R, and n = 0 an empty R.
+Table polar_factor(const Table& m);
 
 /// Fills norm_a, norm_b and, for equal widths, row_cosine and relative_change of comparison (its pairs and
 /// rotation set).

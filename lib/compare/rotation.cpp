@@ -1,14 +1,5 @@
-// GCC 12 with -march=native (AVX-512) warns, wrongly, that Eigen's own horizontal sum (predux, inlined from
-// the decomposition's small products) may read an uninitialised register. The warning is reported at the
-// intrinsic's header line, so it is turned off before anything is included.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-
 #include <algorithm>
 #include <cmath>
-
-#include <Eigen/SVD>
 
 #include "compare/measures.hpp"
 
@@ -39,7 +30,8 @@ void transpose_rows(const Table& rows, Index count, Table& out) {
 
 // A_m^T B_m chunk by chunk: each chunk's (d, d) product is the batched logits of the transposed chunks (a
 // fixed-order kernel), and the chunks' products are added in order. The buffers are kept from chunk to chunk:
-// fresh ones are fresh pages each time.
+// fresh ones are fresh pages each time. R is then M's polar factor (polar_factor.cpp), whose operations are
+// in a fixed order too: an SVD's would follow the compiler's flags.
 Table fit_rotation(const AnyTableView& a, const AnyTableView& b, const std::vector<RowPair>& pairs) {
     const Index dim = std::visit([](const auto& view) { return view.cols(); }, a);
     Table product = Table::Zero(dim, dim);
@@ -79,9 +71,7 @@ Table fit_rotation(const AnyTableView& a, const AnyTableView& b, const std::vect
         product += all_scores(AnyTableView(view_of(a_t)), b_t).transpose();
     }
     if (fitted == 0) return Table::Identity(dim, dim);
-    const Eigen::MatrixXd m = product;
-    const Eigen::BDCSVD<Eigen::MatrixXd> svd(m, Eigen::ComputeFullU | Eigen::ComputeFullV);
-    return Table(svd.matrixU() * svd.matrixV().transpose());
+    return polar_factor(product);
 }
 
 }  // namespace embed::detail

@@ -1,0 +1,160 @@
+// The orthogonal polar factor by Higham's scaled Newton iteration, written so that every floating-point
+// operation happens in an order the size alone fixes: no library decomposition (Eigen's SVD vectorises per
+// instruction set and blocks by the cache sizes, so its bits follow the compiler flags), inner loops that are
+// element-wise (a vectorised copy computes the same IEEE operations on each element), and every reduction
+// (the norms, the pivot search) one sequential loop. The library is compiled with -ffp-contract=off and
+// without fast math, so no FMA or reassociation changes a bit either. test/support/polar_reference.py is the
+// same algorithm in CPython floats, and polar_factor_test compares the two bit for bit.
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "compare/measures.hpp"
+
+namespace embed::detail {
+namespace {
+
+// A square matrix (n, n), row by row.
+using Square = std::vector<double>;
+
+// Newton steps at most, per attempt. Scaled Newton needs about 10 from a condition number of 1e16; the cap
+// only ends an attempt that rounding keeps from settling.
+constexpr int kMaxNewtonSteps = 50;
+
+// The iteration stops once a step moves X by at most this in the Frobenius norm: the error then is about
+// the square of it, 2^-53, as each step squares it near the end.
+const double kConverged = std::ldexp(1.0, -26);
+
+// Scaling is switched off once a step moves X by at most this share of its norm: near the polar factor the
+// scale factors are 1 up to rounding, and the plain step converges quadratically to it.
+constexpr double kScalingOff = 0.01;
+
+// The shift added to the diagonal of the normalised M (largest entry in [0.5, 1)) when M is singular.
+const double kSingularShift = std::ldexp(1.0, -40);
+
+// sqrt of the squares summed in storage order, one sequential double sum.
+double frobenius_norm(const Square& x) {
+    double sum = 0.0;
+    for (const double v : x) sum += v * v;
+    return std::sqrt(sum);
+}
+
+// The Frobenius norm of x - y, the differences' squares summed in storage order.
+double frobenius_distance(const Square& x, const Square& y) {
+    double sum = 0.0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        const double difference = x[i] - y[i];
+        sum += difference * difference;
+    }
+    return std::sqrt(sum);
+}
+
+// a (n, n) becomes its inverse by Gauss-Jordan elimination in place with partial pivoting: per column p, the
+// first row at or below p with the largest |a(i, p)| (scanned downwards) is swapped up, row p is divided by
+// its pivot (a(p, p) set to 1 first, so that column p ends holding the inverse's column), and every other row
+// i takes a(i, j) - f a(p, j) for every j, f its a(i, p) before a(i, p) is set to 0. At the end the columns
+// are swapped back in reverse order of the row swaps. False, with a left half-done, when a pivot is zero
+// (or NaN).
+bool invert_in_place(Square& a, Index n) {
+    std::vector<Index> swapped_with(static_cast<std::size_t>(n));
+    const auto at = [&](Index i, Index j) -> double& { return a[static_cast<std::size_t>(i * n + j)]; };
+    for (Index p = 0; p < n; ++p) {
+        Index pivot_row = p;
+        double largest = std::abs(at(p, p));
+        for (Index i = p + 1; i < n; ++i) {
+            const double candidate = std::abs(at(i, p));
+            if (candidate > largest) {
+                largest = candidate;
+                pivot_row = i;
+            }
+        }
+        if (!(largest > 0.0)) return false;
+        swapped_with[static_cast<std::size_t>(p)] = pivot_row;
+        if (pivot_row != p) std::swap_ranges(&at(p, 0), &at(p, 0) + n, &at(pivot_row, 0));
+        double* const row_p = &at(p, 0);
+        const double pivot = row_p[p];
+        row_p[p] = 1.0;
+        for (Index j = 0; j < n; ++j) row_p[j] = row_p[j] / pivot;
+        for (Index i = 0; i < n; ++i) {
+            if (i == p) continue;
+            double* const row_i = &at(i, 0);
+            const double factor = row_i[p];
+            row_i[p] = 0.0;
+            for (Index j = 0; j < n; ++j) row_i[j] = row_i[j] - factor * row_p[j];
+        }
+    }
+    for (Index p = n - 1; p >= 0; --p) {
+        const Index other = swapped_with[static_cast<std::size_t>(p)];
+        if (other == p) continue;
+        for (Index i = 0; i < n; ++i) std::swap(at(i, p), at(i, other));
+    }
+    return true;
+}
+
+// Newton's iteration from x (n, n): with Y = X^{-1}, zeta = sqrt(||Y||_F / ||X||_F) while scaling (1 after),
+// X' = 0.5 (zeta X + Y^T / zeta) element by element. It stops after the step that moves X by at most
+// kConverged, and returns that X'; nothing when a pivot is zero, a value stops being finite, or
+// kMaxNewtonSteps pass first.
+std::optional<Square> newton_polar(Square x, Index n) {
+    Square inverse;
+    Square next(x.size());
+    double zeta_scale = 1.0;
+    bool scaling = true;
+    for (int step = 0; step < kMaxNewtonSteps; ++step) {
+        inverse = x;
+        if (!invert_in_place(inverse, n)) return std::nullopt;
+        const double norm_inverse = frobenius_norm(inverse);
+        if (!std::isfinite(norm_inverse)) return std::nullopt;
+        zeta_scale = scaling ? std::sqrt(norm_inverse / frobenius_norm(x)) : 1.0;
+        for (Index i = 0; i < n; ++i) {
+            for (Index j = 0; j < n; ++j) {
+                const auto ij = static_cast<std::size_t>(i * n + j);
+                const auto ji = static_cast<std::size_t>(j * n + i);
+                next[ij] = 0.5 * (zeta_scale * x[ij] + inverse[ji] / zeta_scale);
+            }
+        }
+        const double moved = frobenius_distance(next, x);
+        if (!std::isfinite(moved)) return std::nullopt;
+        std::swap(x, next);
+        if (moved <= kConverged) return x;
+        if (moved <= kScalingOff * frobenius_norm(x)) scaling = false;
+    }
+    return std::nullopt;
+}
+
+Table from_square(const Square& x, Index n) {
+    Table out(n, n);
+    std::copy(x.begin(), x.end(), out.data());
+    return out;
+}
+
+}  // namespace
+
+Table polar_factor(const Table& m) {
+    const Index n = m.rows();
+    if (n == 0) return Table(0, 0);
+    if (!m.allFinite()) return Table::Constant(n, n, std::numeric_limits<double>::quiet_NaN());
+    double largest = 0.0;
+    for (Index i = 0; i < n; ++i) {
+        for (Index j = 0; j < n; ++j) largest = std::max(largest, std::abs(m(i, j)));
+    }
+    if (largest == 0.0) return Table::Identity(n, n);
+    // M times 2^-exponent has its largest entry in [0.5, 1): exact (bar subnormals), and the polar factor
+    // is the same for any positive multiple of M; no square in the norms can overflow.
+    int exponent = 0;
+    static_cast<void>(std::frexp(largest, &exponent));
+    Square x(static_cast<std::size_t>(n * n));
+    for (Index i = 0; i < n; ++i) {
+        for (Index j = 0; j < n; ++j) x[static_cast<std::size_t>(i * n + j)] = std::ldexp(m(i, j), -exponent);
+    }
+    if (std::optional<Square> polar = newton_polar(x, n)) return from_square(*polar, n);
+    for (Index i = 0; i < n; ++i) x[static_cast<std::size_t>(i * n + i)] += kSingularShift;
+    if (std::optional<Square> polar = newton_polar(x, n)) return from_square(*polar, n);
+    return Table::Identity(n, n);
+}
+
+}  // namespace embed::detail
