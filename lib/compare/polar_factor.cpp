@@ -152,14 +152,13 @@ bool invert_in_place(Square& a, Index n) {
 std::optional<Square> newton_polar(Square x, Index n) {
     Square inverse;
     Square next(x.size());
-    double zeta_scale = 1.0;
     bool scaling = true;
     for (int step = 0; step < kMaxNewtonSteps; ++step) {
         inverse = x;
         if (!invert_in_place(inverse, n)) return std::nullopt;
         const double norm_inverse = frobenius_norm(inverse);
         if (!std::isfinite(norm_inverse)) return std::nullopt;
-        zeta_scale = scaling ? std::sqrt(norm_inverse / frobenius_norm(x)) : 1.0;
+        const double zeta_scale = scaling ? std::sqrt(norm_inverse / frobenius_norm(x)) : 1.0;
         for (Index i = 0; i < n; ++i) {
             for (Index j = 0; j < n; ++j) {
                 const auto ij = static_cast<std::size_t>(i * n + j);
@@ -194,7 +193,8 @@ Table polar_factor(const Table& m) {
     }
     if (largest == 0.0) return Table::Identity(n, n);
     // M times 2^-exponent has its largest entry in [0.5, 1): exact (bar subnormals), and the polar factor
-    // is the same for any positive multiple of M; no square in the norms can overflow.
+    // is the same for any positive multiple of M; no square in X_0's norm can overflow (the inverse's can, for
+    // a nearly singular M: that counts as singular).
     int exponent = 0;
     static_cast<void>(std::frexp(largest, &exponent));
     Square x(static_cast<std::size_t>(n * n));
