@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "compare/measures.hpp"
+#include "threads/parallel.hpp"
 
 namespace embed::detail {
 namespace {
@@ -66,10 +67,11 @@ constexpr Index kPanel = 16;
 // swapped back in reverse order of the row swaps. False, with a left half-done, when a pivot is zero (or NaN).
 //
 // The work runs a panel of kPanel pivots at a time, with every entry's operations as above, in the same
-// order: first the panel's columns go through its pivots (which finds the pivots, and each row's factor f
-// per pivot, kept with the row through the swaps); then the other columns take the panel's row swaps (they
-// only move values), its pivot rows are brought up to date one after the other and kept, and every row takes
-// the updates of the pivots it has not taken yet, in pivot order.
+// order, on any number of threads: first the panel's columns go through its pivots (which finds the pivots,
+// and each row's factor f per pivot, kept with the row through the swaps); then the other columns take the
+// panel's row swaps (they only move values), its pivot rows are brought up to date one after the other and
+// kept, and every row takes the updates of the pivots it has not taken yet, in pivot order (the rows split
+// between threads).
 bool invert_in_place(Square& a, Index n) {
     std::vector<Index> swapped_with(static_cast<std::size_t>(n));
     std::vector<double> factors(static_cast<std::size_t>(n * kPanel));    // (n, kPanel): f per row and pivot
@@ -132,10 +134,14 @@ bool invert_in_place(Square& a, Index n) {
             for (Index j = last; j < n; ++j) row_p[j] = row_p[j] / pivot;
             std::copy(row_p, row_p + n, pivot_rows.begin() + (p - first) * n);
         }
-        for (Index i = 0; i < n; ++i) {
-            const Index next_pivot = i >= first && i < last ? i + 1 : first;
-            for (Index q = next_pivot; q < last; ++q) take_update(row(i), q - first, factor_of(i, q - first));
-        }
+        // The bulk of the work (n^3 in all), row by row: each row reads only the kept pivot rows and its own
+        // factors, so the rows split between threads with every entry's operations unchanged.
+        parallel_for(n, (last - first) * n, [&](Index begin, Index end) {
+            for (Index i = begin; i < end; ++i) {
+                const Index next_pivot = i >= first && i < last ? i + 1 : first;
+                for (Index q = next_pivot; q < last; ++q) take_update(row(i), q - first, factor_of(i, q - first));
+            }
+        });
     }
     for (Index p = n - 1; p >= 0; --p) {
         const Index other = swapped_with[static_cast<std::size_t>(p)];

@@ -252,9 +252,9 @@ def to_json(record):
     return "{\n " + ",\n ".join(parts) + "\n}\n"
 
 
-# Figures measured by a script of their own (edit_model.py), kept in the data file when compare.py replaces the
-# rest of it.
-SEPARATE_KEYS = ("edit_model",)
+# Figures measured by scripts of their own (edit_model.py, compare_tables.py, quantised_rounds.py), kept in
+# the data file when compare.py replaces the rest of it.
+SEPARATE_KEYS = ("edit_model", "compare_tables", "quantised_tables")
 
 
 def write_record(record, directory=RESULTS_DIR):

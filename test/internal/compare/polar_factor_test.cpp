@@ -25,6 +25,7 @@
 #include "compare/measures.hpp"
 #include "cpython.hpp"
 #include "embed/table.hpp"
+#include "worker_count.hpp"
 
 namespace {
 
@@ -137,6 +138,23 @@ TEST(PolarFactor, RandomMatricesAreCPythonsBitForBit) {
     expect_cpythons_bits(cross_product(300, 40, 5), "40 x 40 cross product");
     // Past several of the elimination's 16-pivot panels, the last one partial, with row swaps across them.
     expect_cpythons_bits(embed::make_table(70, 70, 4), "70 x 70");
+}
+
+// The elimination splits its row updates between threads once a panel's work passes the pool's threshold (from
+// about 100 x 100): 300 x 300 at 1, 2 and 7 threads gives one set of bits, and so does a 70 x 70 that CPython
+// checked above (one thread's work there, whatever the count).
+TEST(PolarFactor, ThreadCountChangesNoBit) {
+    const Table m = embed::make_table(300, 300, 6);
+    Table one_thread;
+    {
+        const embed_test::WorkerCount threads(1);
+        one_thread = embed::detail::polar_factor(m);
+    }
+    for (const int count : {2, 7}) {
+        const embed_test::WorkerCount threads(count);
+        expect_same_bits(embed::detail::polar_factor(m), one_thread, std::to_string(count) + " threads");
+    }
+    EXPECT_LT(orthogonality_error(one_thread), 1e-13);
 }
 
 TEST(PolarFactor, NearlySingularMatricesAreCPythonsBitForBit) {
