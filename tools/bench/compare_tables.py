@@ -26,7 +26,7 @@ import numpy as np
 
 import peers
 import results
-from machine import checkout_description, cpu_fields, machine_description
+from machine import checkout_description, machine_description
 from tables import fmt_time
 from workload import COMPARE_K, COMPARE_PROBES, COMPARE_SECONDS, SEED, shape_name
 
@@ -82,20 +82,6 @@ def goals_of(shape, ours, theirs, ratios):
     return goals
 
 
-def record_in_results(entry, directory):
-    """Puts entry under "compare_tables" in this CPU's data file, the rest of the file as it was."""
-    name, family, model, simd = cpu_fields()
-    kind = results.cpu_kind(name, int(family), simd) or f"vendor-f{family}-m{model}"
-    path = os.path.join(directory, f"{kind}.json")
-    record = {"format": results.FORMAT}
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as f:
-            record = json.load(f)
-    record["compare_tables"] = entry
-    results.write_record(dict(record, cpu=record.get("cpu") or {"kind": kind}), directory)
-    return path
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--python-module", default="build/python", help="directory holding the built module embed")
@@ -136,7 +122,7 @@ def main():
     commit, _, date = checkout_description()[len("Commit: "):].partition(", ")
     entry = {"commit": commit, "date": date, "machine": machine_description(), "probes": probes, "k": COMPARE_K,
              "align": "orthogonal", "table": "float32, compared with itself", "rows": rows, "goals": goals}
-    path = record_in_results(entry, args.results)
+    path = results.record_separately("compare_tables", entry, args.results)
     print(f"Wrote the figures under \"compare_tables\" in {os.path.relpath(path)}", file=sys.stderr)
 
 

@@ -26,7 +26,7 @@ import time
 import numpy as np
 
 import results
-from machine import checkout_description, cpu_fields, machine_description
+from machine import checkout_description, machine_description
 from tables import fmt_time
 
 VOCAB, WIDTH = 128256, 4096
@@ -120,20 +120,6 @@ def peak_kib(binary, model, directory):
     return int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr).group(1))
 
 
-def record_in_results(entry, directory):
-    """Puts entry under "edit_model" in this CPU's data file, the rest of the file as it was."""
-    name, family, model, simd = cpu_fields()
-    kind = results.cpu_kind(name, int(family), simd) or f"vendor-f{family}-m{model}"
-    path = os.path.join(directory, f"{kind}.json")
-    record = {"format": results.FORMAT}
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as f:
-            record = json.load(f)
-    record["edit_model"] = entry
-    results.write_record(dict(record, cpu=record.get("cpu") or {"kind": kind}), directory)
-    return path
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bin", default="build/tools/bench/embed_edit_model", help="path of embed_edit_model")
@@ -189,7 +175,7 @@ def main():
              "seconds": {"cp": times["cp"], "edit_model": times["edit_model"]},
              "median_seconds": {"cp": cp, "edit_model": edit}, "ratio": round(edit / cp, 3),
              "peak_bytes": peak, "edited_table_bytes": edited_table, "goals": goals}
-    path = record_in_results(entry, args.results)
+    path = results.record_separately("edit_model", entry, args.results)
     print(f"Wrote the figures under \"edit_model\" in {os.path.relpath(path)}", file=sys.stderr)
 
 

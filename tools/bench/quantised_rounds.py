@@ -21,7 +21,7 @@ import subprocess
 import sys
 
 import results
-from machine import checkout_description, cpu_fields, machine_description
+from machine import checkout_description, machine_description
 
 SHAPES = ["50257x768", "128256x4096"]
 TYPES = ["q8_0", "q4_k", "q6_k"]
@@ -96,20 +96,6 @@ def goals_of(rows):
              "rounds": row["round_ratios"], "rounds_unit": "x"} for row in rows]
 
 
-def record_in_results(entry, directory):
-    """Puts entry under "quantised_tables" in this CPU's data file, the rest of the file as it was."""
-    name, family, model, simd = cpu_fields()
-    kind = results.cpu_kind(name, int(family), simd) or f"vendor-f{family}-m{model}"
-    path = os.path.join(directory, f"{kind}.json")
-    record = {"format": results.FORMAT}
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as f:
-            record = json.load(f)
-    record["quantised_tables"] = entry
-    results.write_record(dict(record, cpu=record.get("cpu") or {"kind": kind}), directory)
-    return path
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bench", help="the embed_bench binary")
@@ -136,7 +122,7 @@ def main():
     entry = {"commit": commit, "date": date, "machine": machine_description(),
              "load_at_start": round(load_at_start, 2), "load_at_end": round(os.getloadavg()[0], 2),
              "rows": rows, "goals": goals}
-    path = record_in_results(entry, args.results)
+    path = results.record_separately("quantised_tables", entry, args.results)
     print(f"Wrote the figures under \"quantised_tables\" in {os.path.relpath(path)}", file=sys.stderr)
 
 

@@ -7,6 +7,8 @@ import json
 import os
 import re
 
+from machine import cpu_fields
+
 RESULTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
 FORMAT = 2
 
@@ -271,6 +273,20 @@ def write_record(record, directory=RESULTS_DIR):
         out.write(to_json(record))
     os.replace(temporary, path)
     return path
+
+
+def record_separately(key, entry, directory=RESULTS_DIR):
+    """Puts entry under key (one of SEPARATE_KEYS, measured by a script of its own) in this CPU's data file, the
+    rest of the file as it was; returns the path."""
+    name, family, model, simd = cpu_fields()
+    kind = cpu_kind(name, int(family), simd) or f"vendor-f{family}-m{model}"
+    path = os.path.join(directory, f"{kind}.json")
+    record = {"format": FORMAT}
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            record = json.load(f)
+    record[key] = entry
+    return write_record(dict(record, cpu=record.get("cpu") or {"kind": kind}), directory)
 
 
 def read_records(directory=RESULTS_DIR):
