@@ -3,6 +3,7 @@
 // intrinsic's header line, so it is turned off before anything is included.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"  // the same false report, as -O1 words it
 #endif
 
 // resize_rows, pad_to_multiple_of and reinitialise_rows against explicit loops written here, CPython's

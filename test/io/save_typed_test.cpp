@@ -3,6 +3,7 @@
 // so it is turned off before anything is included.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"  // the same false report, as -O1 words it
 #endif
 
 // save_table in a table's own precision: float16 against numpy's astype(np.float16), bfloat16 against a

@@ -8,6 +8,7 @@
 // header line, so it is turned off before anything is included.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"  // the same false report, as -O1 words it
 #endif
 
 #include <bit>
