@@ -28,21 +28,10 @@ import peers
 import results
 from machine import checkout_description, machine_description
 from tables import fmt_time
-from workload import COMPARE_K, COMPARE_PROBES, COMPARE_SECONDS, SEED, shape_name
+from workload import COMPARE_K, COMPARE_PROBES, COMPARE_SECONDS, shape_name
 
 GPT2, LLAMA3 = (50257, 768), (128256, 4096)
 RATIO_GOAL = 0.5  # embed's median at most this times numpy's
-
-
-def float32_table(vocab, dim):
-    """compare.py's narrow table: random_sample - 0.5, filled a block of rows at a time, as float32."""
-    table = np.empty((vocab, dim), dtype=np.float32)
-    rng = np.random.RandomState(SEED)
-    block = max(1, 2**20 // dim)
-    for first in range(0, vocab, block):
-        rows = table[first:first + block]
-        rows[...] = rng.random_sample(rows.shape) - 0.5
-    return table
 
 
 def timed(call):
@@ -53,7 +42,7 @@ def timed(call):
 
 def measure_shape(embed, shape, rounds, probes):
     """{"embed": [seconds], "numpy": [seconds]}, one each per round, embed first in odd rounds."""
-    table = float32_table(*shape)
+    table = peers.float32_table(np, *shape)
     sides = {
         "embed": lambda: embed.compare_tables(table, table, align="orthogonal", probes=probes, k=COMPARE_K),
         "numpy": lambda: peers.numpy_compare(np, table, table, probes=probes, k=COMPARE_K),

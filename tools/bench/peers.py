@@ -257,15 +257,22 @@ def torch_ops(torch, table, vocab, dim):
     return ops
 
 
-def narrow_peers(np, torch, vocab, dim):
-    """The peers' float32 table (random_sample - 0.5, filled a block of rows at a time, so no float64 table
-    exists whole) and its bfloat16 copy: their operations by table type, then by family."""
+def float32_table(np, vocab, dim):
+    """The narrow rows' float32 table: random_sample - 0.5, filled a block of rows at a time, so no float64
+    table exists whole."""
     table = np.empty((vocab, dim), dtype=np.float32)
     rng = np.random.RandomState(SEED)
     block = max(1, 2**20 // dim)
     for first in range(0, vocab, block):
         rows = table[first:first + block]
         rows[...] = rng.random_sample(rows.shape) - 0.5
+    return table
+
+
+def narrow_peers(np, torch, vocab, dim):
+    """The peers' float32 table (float32_table) and its bfloat16 copy: their operations by table type, then by
+    family."""
+    table = float32_table(np, vocab, dim)
     peers = {"f32": {"numpy": numpy_ops(np, table, vocab, dim)}, "bf16": {}, "widened_f32": {}}
     if torch is not None:
         as_f32 = torch.from_numpy(table)  # shares the numpy table's memory
